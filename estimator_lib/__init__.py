@@ -1,0 +1,36 @@
+"""estimator_lib: the tf.estimator API, re-provided on TensorFlow 2.16+.
+
+Import it before TensorFlow touches `tf.keras`: it sets TF_USE_LEGACY_KERAS=1 so
+that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
+"""
+
+# pylint: disable=g-bad-import-order,wrong-import-position
+from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
+
+from estimator_lib import export
+from estimator_lib import hooks
+from estimator_lib.estimator import Estimator
+from estimator_lib.hooks import CheckpointSaverHook
+from estimator_lib.hooks import CheckpointSaverListener
+from estimator_lib.hooks import FeedFnHook
+from estimator_lib.hooks import FinalOpsHook
+from estimator_lib.hooks import GlobalStepWaiterHook
+from estimator_lib.hooks import LoggingTensorHook
+from estimator_lib.hooks import NanLossDuringTrainingError
+from estimator_lib.hooks import NanTensorHook
+from estimator_lib.hooks import ProfilerHook
+from estimator_lib.hooks import SecondOrStepTimer
+from estimator_lib.hooks import SessionRunArgs
+from estimator_lib.hooks import SessionRunContext
+from estimator_lib.hooks import SessionRunHook
+from estimator_lib.hooks import SessionRunValues
+from estimator_lib.hooks import StepCounterHook
+from estimator_lib.hooks import StopAtStepHook
+from estimator_lib.hooks import SummarySaverHook
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib.run_config import RunConfig
+from estimator_lib.warm_starting import VocabInfo
+from estimator_lib.warm_starting import WarmStartSettings
+
+__version__ = "0.1.0"

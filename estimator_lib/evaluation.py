@@ -1,0 +1,103 @@
+"""One evaluation pass over a checkpoint, and the eval summaries it writes."""
+
+import os
+import time
+from typing import Dict, Optional
+
+import numpy as np
+import tensorflow as tf
+
+logging = tf.compat.v1.logging
+
+
+class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
+    """Stops after `num_evals` runs (None: until the input ends); logs progress."""
+
+    def __init__(self, num_evals: Optional[int], log_progress: bool = True):
+        self._num_evals = num_evals
+        self._log_progress = log_progress
+        self._done = 0
+        self._log_every = 1 if not num_evals or num_evals < 20 else num_evals // 10
+
+    def after_run(self, run_context, run_values):
+        self._done += 1
+        if self._log_progress:
+            if self._num_evals is None:
+                logging.info("Evaluation [%d]", self._done)
+            elif self._done % self._log_every == 0 or self._done == self._num_evals:
+                logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
+        if self._num_evals is not None and self._done >= self._num_evals:
+            run_context.request_stop()
+
+    @property
+    def evals_completed(self) -> int:
+        return self._done
+
+
+def run_evaluation(*, checkpoint_path: Optional[str], scaffold, update_op, final_ops: dict,
+                   hooks, master: str, session_config) -> Dict[str, np.ndarray]:
+    """Runs `update_op` until the hooks stop, then returns the values of `final_ops`."""
+    final_hook = tf.compat.v1.train.FinalOpsHook(final_ops)
+    creator = tf.compat.v1.train.ChiefSessionCreator(
+        scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, master=master,
+        config=session_config)
+    logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
+    start = time.time()
+    with tf.compat.v1.train.MonitoredSession(
+            session_creator=creator, hooks=list(hooks) + [final_hook]) as session:
+        while not session.should_stop():
+            session.run(update_op)
+    logging.info("Inference Time : %.5fs", time.time() - start)
+    logging.info("Finished evaluation at %s", time.strftime("%Y-%m-%d-%H:%M:%S"))
+    return final_hook.final_ops_values
+
+
+def _format(results: dict) -> str:
+    return ", ".join(f"{k} = {str(results[k])}" for k in sorted(results))
+
+
+def write_dict_to_summary(output_dir: str, results: dict, global_step: int) -> None:
+    """Writes every scalar of `results` as a summary at `global_step` (the original's way)."""
+    logging.info("Saving dict for global step %d: %s", global_step, _format(results))
+    summary = tf.compat.v1.Summary()
+    for key, value in results.items():
+        if key == "global_step":
+            continue
+        if isinstance(value, (np.floating, float)):
+            summary.value.add(tag=key, simple_value=float(value))
+        elif isinstance(value, (np.integer, int, np.bool_, bool)):
+            summary.value.add(tag=key, simple_value=float(value))
+        elif isinstance(value, bytes):
+            summary.value.add(tag=key, tensor=tf.make_tensor_proto(value))
+        elif isinstance(value, np.ndarray) and value.size == 1:
+            summary.value.add(tag=key, simple_value=float(value.reshape(())))
+        else:
+            logging.warning("Skipping summary for %s, must be a float, np.float32, np.int64, "
+                            "np.int32 or int or a serialized string of Summary.", key)
+    _write_summary(output_dir, summary, global_step)
+
+
+def write_checkpoint_path_to_summary(output_dir: str, checkpoint_path: str,
+                                     global_step: int) -> None:
+    """Records which checkpoint an evaluation read, as a text summary."""
+    logging.info("Saving 'checkpoint_path' summary for global step %d: %s", global_step,
+                 checkpoint_path)
+    tensor = tf.make_tensor_proto(checkpoint_path.encode(), dtype=tf.string)
+    summary = tf.compat.v1.Summary()
+    summary.value.add(
+        tag="checkpoint_path", tensor=tensor,
+        metadata=tf.compat.v1.SummaryMetadata(
+            plugin_data=tf.compat.v1.SummaryMetadata.PluginData(plugin_name="text")))
+    _write_summary(output_dir, summary, global_step)
+
+
+def _write_summary(output_dir, summary, global_step):
+    # FileWriterCache refuses eager mode; a throw-away graph context satisfies it.
+    with tf.Graph().as_default():
+        writer = tf.compat.v1.summary.FileWriterCache.get(output_dir)
+        writer.add_summary(summary, global_step)
+        writer.flush()
+
+
+def eval_dir(model_dir: str, name: Optional[str] = None) -> str:
+    return os.path.join(model_dir, "eval" if not name else "eval_" + name)

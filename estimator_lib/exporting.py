@@ -1,0 +1,64 @@
+"""Writing a model_fn's graph plus a checkpoint as a SavedModel."""
+
+import os
+from typing import Callable, Dict, Optional
+
+import tensorflow as tf
+from tensorflow.python.saved_model.model_utils import export_utils
+
+from estimator_lib.model_fn import ModeKeys
+
+logging = tf.compat.v1.logging
+
+# The order the original wrote MetaGraphs in: TRAIN first, as it saves variables.
+_MODE_ORDER = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
+
+
+def export_all(export_dir_base, receiver_fn_map: Dict[str, Callable], *,
+               add_meta_graph: Callable, assets_extra: Optional[dict], as_text: bool) -> bytes:
+    """Builds a SavedModel in a temporary directory, then renames it into place.
+
+    `add_meta_graph(builder, mode, receiver_fn, save_variables)` adds one MetaGraph.
+    Returns the final (timestamped) directory as bytes, as the original did.
+    """
+    modes = [m for m in _MODE_ORDER if m in receiver_fn_map]
+    if not modes:
+        raise ValueError(
+            f"No valid modes for exporting found. Got {list(receiver_fn_map)}; valid modes: "
+            f"{list(_MODE_ORDER)}.")
+    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
+    temp_dir = export_utils.get_temp_export_dir(export_dir)
+    try:
+        builder = tf.compat.v1.saved_model.Builder(temp_dir)
+        for i, mode in enumerate(modes):
+            add_meta_graph(builder, mode, receiver_fn_map[mode], save_variables=(i == 0))
+        builder.save(as_text)
+        for relative, source in (assets_extra or {}).items():
+            destination = os.path.join(tf.compat.as_bytes(temp_dir),
+                                       tf.compat.as_bytes("assets.extra"),
+                                       tf.compat.as_bytes(relative))
+            tf.io.gfile.makedirs(os.path.dirname(destination))
+            tf.io.gfile.copy(source, destination, overwrite=True)
+        tf.io.gfile.rename(temp_dir, export_dir)
+    except BaseException:
+        # Never leave a half-written export behind that looks like a finished one.
+        if tf.io.gfile.exists(temp_dir):
+            tf.io.gfile.rmtree(temp_dir)
+        raise
+    return export_dir
+
+
+def signature_defs(mode, spec, receiver):
+    """The SignatureDefs for one MetaGraph, from the spec's export outputs."""
+    metrics = {name: pair for name, pair in spec.eval_metric_ops.items()}
+    outputs = export_utils.export_outputs_for_mode(
+        mode=mode, serving_export_outputs=spec.export_outputs, predictions=spec.predictions,
+        loss=spec.loss, metrics=metrics)
+    return export_utils.build_all_signature_defs(
+        receiver.receiver_tensors, outputs,
+        getattr(receiver, "receiver_tensors_alternatives", None),
+        serving_only=(mode == ModeKeys.PREDICT))
+
+
+def tags_for(mode):
+    return export_utils.EXPORT_TAG_MAP[mode]

@@ -1,0 +1,187 @@
+"""EstimatorSpec, ModeKeys and the rules a model_fn must follow."""
+
+import collections
+from typing import Callable, Set
+
+import tensorflow as tf
+from tensorflow.python.saved_model.model_utils import export_utils
+from tensorflow.python.saved_model.model_utils import mode_keys as _tf_mode_keys
+from tensorflow.python.util import function_utils
+
+# The very objects TensorFlow's own model utilities use, so that identity
+# checks such as `mode is ModeKeys.TRAIN` (tf_keras relies on them) hold.
+ModeKeys = _tf_mode_keys.EstimatorModeKeys
+
+_VALID_MODES = (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
+_MODEL_FN_ARGS = frozenset(["features", "labels", "mode", "params", "self", "config"])
+
+
+def canonical_mode(mode: str) -> str:
+    """Returns the ModeKeys constant equal to `mode` (so `is` comparisons work)."""
+    for valid in _VALID_MODES:
+        if mode == valid:
+            return valid
+    raise ValueError(f"`mode` must be one of {list(_VALID_MODES)}. Received: mode={mode!r}.")
+
+
+def model_fn_args(model_fn: Callable) -> Set[str]:
+    """The argument names of `model_fn` (functools.partial aware)."""
+    return set(function_utils.fn_args(model_fn))
+
+
+def verify_model_fn_args(model_fn: Callable, params) -> None:
+    """Checks `model_fn`'s signature against the Estimator contract."""
+    args = model_fn_args(model_fn)
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include `features` argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include `params` argument, but params "
+            f"({params}) is passed to Estimator.")
+    if params is None and "params" in args:
+        tf.compat.v1.logging.warning(
+            "Estimator's model_fn (%s) includes params argument, but params are not "
+            "passed to Estimator.", model_fn)
+    unexpected = args - _MODEL_FN_ARGS
+    if unexpected:
+        raise ValueError(
+            f"model_fn ({model_fn}) has following not expected args: {sorted(unexpected)}. "
+            f"Allowed arguments: {sorted(_MODEL_FN_ARGS - {'self'})}.")
+
+
+def _as_tensor_or_op(value, name):
+    if isinstance(value, tf.Variable):
+        return value.op
+    if isinstance(value, (tf.Tensor, tf.Operation)):
+        return value
+    raise TypeError(f"`{name}` must be a Tensor or Operation. Received: {type(value).__name__}.")
+
+
+def _check_graph(value, name):
+    graph = tf.compat.v1.get_default_graph()
+    if getattr(value, "graph", graph) is not graph:
+        raise ValueError(
+            f"`{name}` must be from the default graph. Such Tensors and Operations are "
+            "created inside model_fn; this one belongs to another graph "
+            f"(received {value!r}).")
+
+
+def _check_tensor(value, name):
+    if not isinstance(value, (tf.Tensor, tf.SparseTensor)):
+        raise TypeError(f"`{name}` must be a Tensor. Received: {type(value).__name__}.")
+    _check_graph(value, name)
+
+
+def _check_loss(loss, mode):
+    if loss is None:
+        if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+            raise ValueError(f"Missing loss: an EstimatorSpec in mode={mode!r} needs `loss`.")
+        return None
+    if isinstance(loss, tf.Variable):
+        loss = loss.value()
+    _check_tensor(loss, "loss")
+    shape = loss.shape
+    if shape.rank is not None and not (shape.rank == 0 or shape.as_list() == [1]):
+        raise ValueError(f"Loss must be scalar, given: {loss}")
+    if shape.rank != 0:
+        loss = tf.reshape(loss, [])
+    return loss
+
+
+def _check_predictions(predictions, mode):
+    if predictions is None:
+        if mode == ModeKeys.PREDICT:
+            raise ValueError("Missing predictions: an EstimatorSpec in PREDICT mode needs them.")
+        return {}
+    if isinstance(predictions, dict):
+        for key, value in predictions.items():
+            _check_tensor(value, f"predictions[{key!r}]")
+        return predictions
+    _check_tensor(predictions, "predictions")
+    return predictions
+
+
+def _metric_value_and_update(metric, name):
+    """Normalises an eval metric to a (value_op, update_op) pair."""
+    if isinstance(metric, tuple) and len(metric) == 2:
+        value, update = metric
+        _check_graph(value, f"eval_metric_ops[{name!r}]")
+        _check_graph(update, f"eval_metric_ops[{name!r}]")
+        return metric
+    if hasattr(metric, "result") and hasattr(metric, "update_state"):
+        # A Keras Metric that was called in this graph: its update ops were
+        # collected in `metric.updates`.
+        updates = getattr(metric, "updates", None) or []
+        update = tf.group(*updates) if updates else tf.no_op()
+        return metric.result(), update
+    raise TypeError(
+        f"Values of eval_metric_ops must be (metric_value, update_op) tuples or Keras "
+        f"Metric objects. Received for {name!r}: {type(metric).__name__}.")
+
+
+def _check_hooks(hooks, name):
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+            raise TypeError(
+                f"All hooks in `{name}` must be SessionRunHook instances. "
+                f"Received: {hook!r} of type {type(hook).__name__}.")
+    return hooks
+
+
+_SPEC_FIELDS = [
+    "mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
+    "training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks",
+    "prediction_hooks"]
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """Ops and objects returned from a `model_fn` and passed to an `Estimator`."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None,
+                eval_metric_ops=None, export_outputs=None, training_chief_hooks=None,
+                training_hooks=None, scaffold=None, evaluation_hooks=None,
+                prediction_hooks=None):
+        mode = canonical_mode(mode)
+        predictions = _check_predictions(predictions, mode)
+        loss = _check_loss(loss, mode)
+
+        if train_op is None:
+            if mode == ModeKeys.TRAIN:
+                raise ValueError("Missing train_op: an EstimatorSpec in TRAIN mode needs it.")
+        else:
+            train_op = _as_tensor_or_op(train_op, "train_op")
+            _check_graph(train_op, "train_op")
+
+        if eval_metric_ops is None:
+            eval_metric_ops = {}
+        if not isinstance(eval_metric_ops, dict):
+            raise TypeError(
+                f"`eval_metric_ops` must be a dict. Received: {type(eval_metric_ops).__name__}.")
+        eval_metric_ops = {
+            name: _metric_value_and_update(metric, name)
+            for name, metric in eval_metric_ops.items()}
+
+        if mode == ModeKeys.PREDICT:
+            export_outputs = export_utils.get_export_outputs(export_outputs, predictions)
+
+        scaffold = scaffold or tf.compat.v1.train.Scaffold()
+        if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
+            raise TypeError(
+                f"`scaffold` must be a tf.compat.v1.train.Scaffold. "
+                f"Received: {type(scaffold).__name__}.")
+
+        return super().__new__(
+            cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+            eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
+            training_chief_hooks=_check_hooks(training_chief_hooks, "training_chief_hooks"),
+            training_hooks=_check_hooks(training_hooks, "training_hooks"),
+            scaffold=scaffold,
+            evaluation_hooks=_check_hooks(evaluation_hooks, "evaluation_hooks"),
+            prediction_hooks=_check_hooks(prediction_hooks, "prediction_hooks"))
+
+    def _replace(self, **kwds):
+        if "mode" in kwds and kwds["mode"] != self.mode:
+            raise ValueError("mode of EstimatorSpec cannot be changed.")
+        new_fields = dict(self._asdict(), **kwds)
+        return EstimatorSpec(**new_fields)

@@ -1,0 +1,357 @@
+"""RunConfig: where and how an Estimator runs, and TF_CONFIG parsing."""
+
+import dataclasses
+import json
+import os
+from typing import Any, Callable, Dict, Optional
+
+import tensorflow as tf
+from tensorflow.core.protobuf import rewriter_config_pb2
+from tensorflow.python.util import function_utils
+
+TF_CONFIG_VARIABLE = "TF_CONFIG"
+
+
+class TaskType:
+    MASTER = "master"
+    PS = "ps"
+    WORKER = "worker"
+    CHIEF = "chief"
+    EVALUATOR = "evaluator"
+
+
+_KNOWN_TASK_TYPES = (TaskType.MASTER, TaskType.PS, TaskType.WORKER, TaskType.CHIEF,
+                     TaskType.EVALUATOR)
+
+# Sentinel: "the caller did not set this checkpoint cadence".
+_USE_DEFAULT = object()
+
+# The fields `RunConfig.replace` may change (all user-settable ones).
+_REPLACEABLE = (
+    "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
+    "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
+    "device_fn", "protocol", "eval_distribute", "experimental_distribute",
+    "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
+    "checkpoint_save_graph_def")
+
+
+def get_default_session_config() -> tf.compat.v1.ConfigProto:
+    """Soft placement on, and one pass of the graph optimizer, as the original."""
+    rewrite = rewriter_config_pb2.RewriterConfig(
+        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE)
+    return tf.compat.v1.ConfigProto(
+        allow_soft_placement=True,
+        graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite))
+
+
+def read_tf_config() -> Dict[str, Any]:
+    """Parses the TF_CONFIG environment variable ({} when unset)."""
+    raw = os.environ.get(TF_CONFIG_VARIABLE, "")
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"TF_CONFIG is not valid JSON ({e.msg} at position {e.pos}). It must be a JSON "
+            'object such as {"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]}, '
+            '"task": {"type": "worker", "index": 0}}.') from None
+    if not isinstance(parsed, dict):
+        raise ValueError(
+            f"TF_CONFIG must be a JSON object with `cluster` and `task`. "
+            f"Received a JSON {type(parsed).__name__}.")
+    return parsed
+
+
+@dataclasses.dataclass(frozen=True)
+class _ClusterSettings:
+    cluster_spec: tf.train.ClusterSpec
+    task_type: str
+    task_id: int
+    is_chief: bool
+    master: str
+    evaluation_master: str
+    num_ps_replicas: int
+    num_worker_replicas: int
+    global_id_in_cluster: Optional[int]
+    service: Optional[dict]
+
+
+def _local_settings(tf_config) -> _ClusterSettings:
+    task = tf_config.get("task", {}) or {}
+    task_type = task.get("type", TaskType.WORKER)
+    task_id = int(task.get("index", 0))
+    if task_type != TaskType.WORKER or task_id != 0:
+        raise ValueError(
+            "Without a `cluster` in TF_CONFIG the task must be worker 0 (a local run). "
+            f"Received: task type={task_type!r}, index={task_id}.")
+    return _ClusterSettings(
+        cluster_spec=tf.train.ClusterSpec({}), task_type=task_type, task_id=task_id,
+        is_chief=True, master=tf_config.get("session_master", ""),
+        evaluation_master=tf_config.get("eval_session_master", ""), num_ps_replicas=0,
+        num_worker_replicas=1, global_id_in_cluster=0, service=tf_config.get("service"))
+
+
+def _task_from(cluster_spec, task):
+    task_type = task.get("type")
+    task_id = task.get("index")
+    if not task_type:
+        raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
+    if task_type not in _KNOWN_TASK_TYPES:
+        raise ValueError(
+            f"TF_CONFIG names an unknown task type {task_type!r}. Known task types: "
+            f"{list(_KNOWN_TASK_TYPES)}.")
+    if task_id is None:
+        raise ValueError('If "cluster" is set in TF_CONFIG, task index must be set.')
+    task_id = int(task_id)
+    if task_id < 0:
+        raise ValueError(f"Task index must be non-negative. Received: index={task_id}.")
+    if task_type == TaskType.EVALUATOR:
+        return task_type, task_id
+    if task_type not in cluster_spec.jobs:
+        raise ValueError(
+            f"{task_type} is not a valid task_type in the cluster_spec: {cluster_spec.as_dict()}."
+            " Note that these values may be coming from the TF_CONFIG environment variable.")
+    if task_id >= len(cluster_spec.job_tasks(task_type)):
+        raise ValueError(
+            f"{task_id} is not a valid task_id for task_type {task_type} in the cluster_spec: "
+            f"{cluster_spec.as_dict()}. Note that these values may be coming from the "
+            "TF_CONFIG environment variable.")
+    return task_type, task_id
+
+
+def _global_id(cluster_spec, task_type, task_id, chief_type):
+    # Chief first, then the other jobs alphabetically, parameter servers last.
+    order = [chief_type] + [j for j in sorted(cluster_spec.jobs)
+                            if j not in (chief_type, TaskType.PS)]
+    if TaskType.PS in cluster_spec.jobs:
+        order.append(TaskType.PS)
+    offset = 0
+    for job in order:
+        if job == task_type:
+            return offset + task_id
+        offset += len(cluster_spec.job_tasks(job))
+    raise RuntimeError(f"Task type {task_type!r} is not in the cluster {cluster_spec.as_dict()}.")
+
+
+def _cluster_settings(tf_config) -> _ClusterSettings:
+    cluster = tf_config.get("cluster") or {}
+    task = tf_config.get("task", {}) or {}
+    if not cluster:
+        if task.get("type") == TaskType.EVALUATOR:
+            pass
+        else:
+            return _local_settings(tf_config)
+    cluster_spec = tf.train.ClusterSpec(cluster)
+    unknown = sorted(set(cluster_spec.jobs) - set(_KNOWN_TASK_TYPES))
+    if unknown:
+        raise ValueError(
+            f"TF_CONFIG's cluster names unknown task types {unknown}. Known task types: "
+            f"{[t for t in _KNOWN_TASK_TYPES if t != TaskType.EVALUATOR]}.")
+    task_type, task_id = _task_from(cluster_spec, task)
+    service = tf_config.get("service")
+    if service is not None and not isinstance(service, dict):
+        raise TypeError(f'If "service" is set in TF_CONFIG, it must be a dict. Given {service!r}')
+    if task_type == TaskType.EVALUATOR:
+        # The evaluator is not part of the training cluster.
+        return _ClusterSettings(
+            cluster_spec=tf.train.ClusterSpec({}), task_type=task_type, task_id=task_id,
+            is_chief=False, master="", evaluation_master=tf_config.get("eval_session_master", ""),
+            num_ps_replicas=0, num_worker_replicas=0, global_id_in_cluster=None, service=service)
+
+    jobs = cluster_spec.jobs
+    if TaskType.CHIEF in jobs and TaskType.MASTER in jobs:
+        raise ValueError("TF_CONFIG's cluster may name a `chief` or a legacy `master`, not both.")
+    if TaskType.CHIEF in jobs:
+        chief_type = TaskType.CHIEF
+    elif TaskType.MASTER in jobs:
+        chief_type = TaskType.MASTER
+    else:
+        raise ValueError(
+            f'If "cluster" is set in TF_CONFIG, it must have one "chief" node. Received '
+            f"cluster jobs: {sorted(jobs)}.")
+    if len(cluster_spec.job_tasks(chief_type)) != 1:
+        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" node.')
+
+    if "session_master" in tf_config:
+        master = tf_config["session_master"]
+    elif len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
+        master = ""  # A one-node cluster runs locally, faster than over RPC.
+    else:
+        master = "grpc://" + cluster_spec.job_tasks(task_type)[task_id]
+    return _ClusterSettings(
+        cluster_spec=cluster_spec, task_type=task_type, task_id=task_id,
+        is_chief=task_type == chief_type, master=master, evaluation_master="",
+        num_ps_replicas=len(cluster.get(TaskType.PS, [])),
+        num_worker_replicas=len(cluster.get(TaskType.WORKER, [])) + 1,
+        global_id_in_cluster=_global_id(cluster_spec, task_type, task_id, chief_type),
+        service=service)
+
+
+def _check_non_negative(name, value):
+    if value is not None and value < 0:
+        raise ValueError(f"`{name}` should be >= 0. Received: {name}={value}.")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RunConfig:
+    """Specifies the configuration of an Estimator run (fields as tf.estimator.RunConfig).
+
+    Cluster fields (`cluster_spec`, `task_type`, `task_id`, `is_chief`, `master`, ...)
+    come from the TF_CONFIG environment variable. Change a config with `replace()`.
+    """
+
+    model_dir: Optional[str] = None
+    tf_random_seed: Optional[int] = None
+    save_summary_steps: Optional[int] = 100
+    save_checkpoints_steps: Any = _USE_DEFAULT
+    save_checkpoints_secs: Any = _USE_DEFAULT
+    session_config: Optional[tf.compat.v1.ConfigProto] = None
+    keep_checkpoint_max: Optional[int] = 5
+    keep_checkpoint_every_n_hours: Optional[float] = 10000
+    log_step_count_steps: Optional[int] = 100
+    train_distribute: Any = None
+    device_fn: Optional[Callable] = None
+    protocol: Optional[str] = None
+    eval_distribute: Any = None
+    experimental_distribute: Any = None
+    experimental_max_worker_delay_secs: Optional[int] = None
+    session_creation_timeout_secs: int = 7200
+    checkpoint_save_graph_def: bool = True
+
+    def __post_init__(self):
+        steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
+        if steps is _USE_DEFAULT and secs is _USE_DEFAULT:
+            steps, secs = None, 600
+        elif steps is _USE_DEFAULT:
+            steps = None
+        elif secs is _USE_DEFAULT:
+            secs = None
+        elif steps is not None and secs is not None:
+            raise ValueError(
+                "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set. "
+                f"Received: save_checkpoints_steps={steps}, save_checkpoints_secs={secs}.")
+        object.__setattr__(self, "save_checkpoints_steps", steps)
+        object.__setattr__(self, "save_checkpoints_secs", secs)
+
+        if self.experimental_distribute is not None:
+            dist = self.experimental_distribute
+            object.__setattr__(self, "train_distribute",
+                               self.train_distribute or getattr(dist, "train_distribute", None))
+            object.__setattr__(self, "eval_distribute",
+                               self.eval_distribute or getattr(dist, "eval_distribute", None))
+
+        tf_config = read_tf_config()
+        model_dir = self.model_dir
+        if "model_dir" in tf_config:
+            if model_dir is not None and model_dir != tf_config["model_dir"]:
+                raise ValueError(
+                    "`model_dir` provided in RunConfig construct, if set, must have the same "
+                    f"value as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+                    f"TF_CONFIG[\"model_dir\"]: {tf_config['model_dir']}.\n")
+            model_dir = tf_config["model_dir"]
+        if model_dir is not None:
+            model_dir = os.fspath(model_dir)
+        object.__setattr__(self, "model_dir", model_dir)
+        self._validate()
+        object.__setattr__(self, "_cluster", _cluster_settings(tf_config))
+        for strategy in (self.train_distribute, self.eval_distribute):
+            _check_strategy(strategy)
+        if self.train_distribute is not None or self.eval_distribute is not None:
+            tf.compat.v1.logging.info("Initializing RunConfig with distribution strategies.")
+
+    def _validate(self):
+        if self.model_dir is not None and not self.model_dir:
+            raise ValueError("model_dir should be non-empty. Received: model_dir=''.")
+        for name in ("save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
+                     "keep_checkpoint_max"):
+            _check_non_negative(name, getattr(self, name))
+        if self.session_config is not None and not isinstance(
+                self.session_config, tf.compat.v1.ConfigProto):
+            raise ValueError(
+                "session_config must be instance of ConfigProto. Received: "
+                f"{type(self.session_config).__name__}.")
+        if self.keep_checkpoint_every_n_hours is not None and \
+                self.keep_checkpoint_every_n_hours <= 0:
+            raise ValueError("keep_checkpoint_every_n_hours should be > 0. Received: "
+                             f"{self.keep_checkpoint_every_n_hours}.")
+        if self.log_step_count_steps is not None and self.log_step_count_steps <= 0:
+            raise ValueError("log_step_count_steps should be > 0 (or None to disable). "
+                             f"Received: {self.log_step_count_steps}.")
+        if self.tf_random_seed is not None and (
+                not isinstance(self.tf_random_seed, int) or isinstance(self.tf_random_seed, bool)):
+            raise ValueError(f"tf_random_seed must be integer. Received: {self.tf_random_seed!r}.")
+        delay = self.experimental_max_worker_delay_secs
+        if delay is not None and not isinstance(delay, int):
+            raise ValueError("experimental_max_worker_delay_secs must be an integer if set. "
+                             f"Received: {delay!r}.")
+        if self.session_creation_timeout_secs is not None and \
+                self.session_creation_timeout_secs <= 0:
+            raise ValueError("session_creation_timeout_secs should be > 0. Received: "
+                             f"{self.session_creation_timeout_secs}.")
+        if self.device_fn is not None and not (
+                callable(self.device_fn)
+                and set(function_utils.fn_args(self.device_fn)) == {"op"}):
+            raise ValueError('device_fn must be callable with exactly one argument "op".')
+        if self.protocol not in (None, "grpc", "grpc+verbs"):
+            raise ValueError(f"protocol should be grpc or grpc+verbs. Received: {self.protocol!r}.")
+
+    # Read-only cluster properties, from TF_CONFIG.
+    cluster_spec = property(lambda self: self._cluster.cluster_spec)
+    task_type = property(lambda self: self._cluster.task_type)
+    task_id = property(lambda self: self._cluster.task_id)
+    is_chief = property(lambda self: self._cluster.is_chief)
+    master = property(lambda self: self._cluster.master)
+    evaluation_master = property(lambda self: self._cluster.evaluation_master)
+    num_ps_replicas = property(lambda self: self._cluster.num_ps_replicas)
+    num_worker_replicas = property(lambda self: self._cluster.num_worker_replicas)
+    global_id_in_cluster = property(lambda self: self._cluster.global_id_in_cluster)
+    service = property(lambda self: self._cluster.service)
+
+    def replace(self, **kwargs) -> "RunConfig":
+        """Returns a new RunConfig with the given fields replaced (and revalidated).
+
+        Setting one of `save_checkpoints_steps` / `save_checkpoints_secs` to a value
+        clears the other, as the original did.
+        """
+        for key in kwargs:
+            if key not in _REPLACEABLE:
+                raise ValueError(
+                    f"{key} is not a replaceable RunConfig property. Replaceable properties: "
+                    f"{list(_REPLACEABLE)}.")
+        steps_given = "save_checkpoints_steps" in kwargs
+        secs_given = "save_checkpoints_secs" in kwargs
+        if steps_given and not secs_given and kwargs["save_checkpoints_steps"] is not None:
+            kwargs["save_checkpoints_secs"] = None
+        elif secs_given and not steps_given and kwargs["save_checkpoints_secs"] is not None:
+            kwargs["save_checkpoints_steps"] = None
+        return dataclasses.replace(self, **kwargs)
+
+    def as_dict(self) -> Dict[str, Any]:
+        """Every field and cluster property, for logging."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in ("task_type", "task_id", "global_id_in_cluster", "master",
+                     "evaluation_master", "is_chief", "num_ps_replicas",
+                     "num_worker_replicas", "service"):
+            values[name] = getattr(self, name)
+        values["cluster_spec"] = self.cluster_spec.as_dict()
+        return values
+
+    def __repr__(self):
+        return f"RunConfig({self.as_dict()})"
+
+
+def _check_strategy(strategy):
+    if strategy is None:
+        return
+    if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy) or \
+            type(strategy).__name__.startswith("ParameterServerStrategy"):
+        raise ValueError(
+            "ParameterServerStrategy is not supported by estimator_lib (nor by the original "
+            "Estimator in TF2). Use tf.distribute.MirroredStrategy on one machine or "
+            "tf.distribute.MultiWorkerMirroredStrategy with TF_CONFIG across machines.")
+    if not isinstance(strategy, (tf.distribute.Strategy, tf.compat.v1.distribute.Strategy)):
+        raise ValueError(
+            "`train_distribute` / `eval_distribute` must be a tf.distribute.Strategy. "
+            f"Received: {type(strategy).__name__}.")

@@ -1,0 +1,67 @@
+"""WarmStartSettings: initialising a new model from another checkpoint or SavedModel."""
+
+import collections
+import os
+from typing import Optional, Union
+
+import tensorflow as tf
+
+logging = tf.compat.v1.logging
+
+VocabInfo = tf.compat.v1.train.VocabInfo
+
+
+class WarmStartSettings(collections.namedtuple("WarmStartSettings", [
+        "ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info",
+        "var_name_to_prev_var_name"])):
+    """Which variables to take from which checkpoint (fields as tf.estimator's)."""
+
+    def __new__(cls, ckpt_to_initialize_from, vars_to_warm_start=".*",
+                var_name_to_vocab_info=None, var_name_to_prev_var_name=None):
+        if not ckpt_to_initialize_from:
+            raise ValueError(
+                "`ckpt_to_initialize_from` must be a checkpoint path or directory. "
+                f"Received: {ckpt_to_initialize_from!r}.")
+        return super().__new__(
+            cls, os.fspath(ckpt_to_initialize_from), vars_to_warm_start,
+            var_name_to_vocab_info or {}, var_name_to_prev_var_name or {})
+
+
+def _saved_model_variables(path: str) -> Optional[str]:
+    index = os.path.join(tf.compat.as_str(path), "variables", "variables.index")
+    if tf.io.gfile.exists(index):
+        return os.path.join(tf.compat.as_str(path), "variables", "variables")
+    return None
+
+
+def resolve(warm_start_from: Union[None, str, os.PathLike, WarmStartSettings]
+            ) -> Optional[WarmStartSettings]:
+    """Normalises Estimator's `warm_start_from` argument to WarmStartSettings or None."""
+    if warm_start_from is None:
+        return None
+    if isinstance(warm_start_from, (str, bytes, os.PathLike)):
+        path = tf.compat.as_str(os.fspath(warm_start_from))
+        variables = _saved_model_variables(path)
+        if variables:
+            logging.info("Warm-starting from a SavedModel")
+            return WarmStartSettings(variables)
+        return WarmStartSettings(path)
+    if isinstance(warm_start_from, WarmStartSettings):
+        variables = _saved_model_variables(warm_start_from.ckpt_to_initialize_from)
+        if variables:
+            logging.info("Warm-starting from a SavedModel")
+            return warm_start_from._replace(ckpt_to_initialize_from=variables)
+        return warm_start_from
+    raise ValueError(
+        "`warm_start_from` must be a string path or a WarmStartSettings. Received: "
+        f"{type(warm_start_from).__name__}.")
+
+
+def apply(settings: WarmStartSettings) -> None:
+    """Adds the warm-start initialisers to the current graph."""
+    logging.info("Warm-starting with WarmStartSettings: %s", settings)
+    tf.compat.v1.train.warm_start(
+        ckpt_to_initialize_from=settings.ckpt_to_initialize_from,
+        vars_to_warm_start=settings.vars_to_warm_start,
+        var_name_to_vocab_info=settings.var_name_to_vocab_info,
+        var_name_to_prev_var_name=settings.var_name_to_prev_var_name)
