@@ -385,7 +385,8 @@ class Estimator:
         logging.info("Calling model_fn.")
         step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
         try:
-            with tf.control_dependencies([step_read] if step_read is not None else []):
+            with tf.control_dependencies([step_read] if step_read is not None else []), \
+                    _keras_switch.keras_seed(config.tf_random_seed):
                 spec = self._model_fn(features=features, **kwargs)
         except Exception as e:
             if _keras_switch.keras3_in_use():
