@@ -1,0 +1,166 @@
+"""An input_fn over an image folder laid out CLASS/*.jpeg.
+
+The folder is listed and checked once, when the input_fn is built (see
+`folder_scan`). In the graph, files are matched per class folder at run time
+(no file list frozen into the graph), labelled from their parent folder by a
+lookup over the sorted class names, decoded and resized in parallel, batched
+and prefetched: the seed's list_files -> shuffle_and_repeat -> map_and_batch
+-> prefetch with today's autotuning.
+"""
+
+import os
+from typing import Callable, Optional, Sequence
+
+import tensorflow as tf
+
+from datasets import folder_scan, images, pipeline
+
+_GLOB_CHARS = set("*?[]\\")
+
+
+def label_from_path(path: tf.Tensor, class_names: Sequence[str]) -> tf.Tensor:
+    """The index of `path`'s parent folder in `class_names`, as int32.
+
+    A path whose folder is not a class fails with an error naming it; it
+    never gets a wrong label.
+    """
+    parts = tf.strings.split(tf.strings.regex_replace(path, r"\\", "/"), "/")
+    matches = tf.equal(tf.constant(list(class_names)), parts[-2])
+    check = tf.debugging.Assert(
+        tf.reduce_any(matches), ["No class folder for file:", path])
+    with tf.control_dependencies([check]):
+        return tf.cast(tf.argmax(tf.cast(matches, tf.int32)), tf.int32)
+
+
+def files_dataset(listing: folder_scan.FolderListing) -> tf.data.Dataset:
+    """The listing's usable files, in a fixed order, matched in the graph.
+
+    One glob per class folder and extension; files the scan left out are
+    filtered away. A folder whose path holds glob characters falls back to
+    the listed paths themselves.
+    """
+    if _GLOB_CHARS & set(listing.folder):
+        return tf.data.Dataset.from_tensor_slices(list(listing.files))
+    patterns = sorted({
+        os.path.join(os.path.dirname(p), "*" + os.path.splitext(p)[1])
+        for p in listing.files})
+    files = tf.data.Dataset.list_files(patterns, shuffle=False)
+    excluded = [p for p, _ in listing.skipped
+                if p.lower().endswith(folder_scan.IMAGE_EXTENSIONS)]
+    if excluded:
+        table = tf.constant(excluded)
+        files = files.filter(
+            lambda p: tf.logical_not(tf.reduce_any(tf.equal(table, p))))
+    return files
+
+
+def make_parse_fn(class_names: Sequence[str], *,
+                  image_size: images.ImageSize = images.DEFAULT_IMAGE_SIZE,
+                  channels: int = 3, one_hot: bool = True) -> Callable:
+    """Maps a file path to (image float32 [h, w, c] in [0, 1], label)."""
+    size = images.normalize_image_size(image_size)
+    images.check_channels(channels)
+    names = tuple(class_names)
+
+    def parse(path):
+        image = images.decode_and_resize(tf.io.read_file(path),
+                                         image_size=size, channels=channels)
+        label = label_from_path(path, names)
+        if one_hot:
+            label = tf.one_hot(label, len(names))
+        return image, label
+
+    return parse
+
+
+def make_input_fn(folder: str, *, batch_size: Optional[int] = None,
+                  global_batch_size: Optional[int] = None,
+                  mode: Optional[str] = None,
+                  class_names: Optional[Sequence[str]] = None,
+                  image_size: images.ImageSize = images.DEFAULT_IMAGE_SIZE,
+                  channels: int = 3, one_hot: bool = True,
+                  epochs: Optional[int] = None, shuffle_buffer: int = 4096,
+                  seed: Optional[int] = None,
+                  prefetch_buffer: Optional[int] = pipeline.AUTOTUNE,
+                  num_parallel_calls: int = pipeline.AUTOTUNE,
+                  drop_remainder: bool = False,
+                  deterministic: Optional[bool] = None,
+                  private_threadpool_size: Optional[int] = None,
+                  max_intra_op_parallelism: Optional[int] = None,
+                  on_bad_file: str = "raise", verify: str = "header"
+                  ) -> pipeline.InputFn:
+    """Builds an input_fn over `folder`/CLASS/*.jpeg.
+
+    Args:
+        folder: Holds one sub-folder per class.
+        batch_size: Batch per replica (the Estimator contract).
+        global_batch_size: Or the global batch, split per replica through
+            `input_context.get_per_replica_batch_size`.
+        mode: TRAIN shuffles the files (a new order each epoch) and repeats
+            `epochs` times (None: forever); EVAL reads once in order; PREDICT
+            yields images only. None: the caller's mode.
+        class_names: Classes in label order; default the sorted sub-folders.
+        image_size: Output (height, width) or one int; 224 by default.
+        channels: 3 (grayscale copied to RGB) or 1.
+        one_hot: One-hot float labels (the seed's); else int32 indices.
+        epochs: Passes over the data in TRAIN.
+        shuffle_buffer: File names in the shuffle buffer.
+        seed: Seeds the shuffle; each epoch differs, runs repeat.
+        prefetch_buffer: Batches prefetched; AUTOTUNE by default.
+        num_parallel_calls: Parallel decodes; AUTOTUNE by default.
+        drop_remainder: Drop a last partial batch.
+        deterministic: Keep order in parallel stages; by default kept when
+            seeded or outside TRAIN.
+        private_threadpool_size: Threads for this pipeline alone.
+        max_intra_op_parallelism: Threads one op may use inside tf.data.
+        on_bad_file: 'raise' or 'skip' (see `folder_scan.scan_folder`).
+        verify: 'header', 'decode' or 'none' (see `folder_scan.scan_folder`).
+
+    Returns:
+        An input_fn taking the optional mode/params/config/input_context;
+        under multi-worker input each pipeline reads a disjoint set of files.
+        Its `listing` attribute holds the `FolderListing`.
+
+    Raises:
+        ValueError: If an argument is invalid.
+        BadDataError: If the folder has a problem (see `scan_folder`).
+    """
+    pipeline.check_epochs(epochs)
+    listing = folder_scan.scan_folder(folder, class_names=class_names,
+                                      on_bad_file=on_bad_file, verify=verify)
+    parse = make_parse_fn(listing.class_names, image_size=image_size,
+                          channels=channels, one_hot=one_hot)
+
+    def build(call: pipeline.InputFnCall) -> tf.data.Dataset:
+        batch = pipeline.resolve_batch_size(
+            batch_size=batch_size, global_batch_size=global_batch_size,
+            input_context=call.input_context)
+        order = pipeline.default_deterministic(call.mode, seed, deterministic)
+        files = pipeline.shard_for_input_context(files_dataset(listing),
+                                                 call.input_context)
+        if call.mode == pipeline.TRAIN:
+            files = pipeline.shuffle_and_repeat(
+                files, buffer_size=shuffle_buffer, count=epochs, seed=seed)
+        fn = parse if call.mode != pipeline.PREDICT else (
+            lambda path: parse(path)[0])
+        if on_bad_file == "skip":
+            # A file that passed the scan but still fails to decode is
+            # dropped (TF logs it) rather than stopping training.
+            data = files.map(fn, num_parallel_calls=num_parallel_calls,
+                             deterministic=order).ignore_errors(
+                                 log_warning=True)
+            data = data.batch(batch, drop_remainder=drop_remainder)
+        else:
+            data = pipeline.map_and_batch(
+                files, fn, batch_size=batch, drop_remainder=drop_remainder,
+                num_parallel_calls=num_parallel_calls, deterministic=order)
+        data = pipeline.prefetch(data, prefetch_buffer)
+        return pipeline.with_options(
+            data, deterministic=order,
+            private_threadpool_size=private_threadpool_size,
+            max_intra_op_parallelism=max_intra_op_parallelism)
+
+    input_fn = pipeline.wrap_input_fn(build, mode=mode,
+                                      name="image_folder_input_fn")
+    input_fn.listing = listing
+    return input_fn

@@ -1,0 +1,172 @@
+"""The Kaggle retinal OCT dataset (Kermany 2018, `OCT2017`).
+
+Layout: `OCT2017/{train,test,val}/{CNV,DME,DRUSEN,NORMAL}/*.jpeg`. The real
+archive unpacks to `OCT2017 ` (a trailing space) and also holds a duplicate
+lower-case tree (`oct2017/OCT2017 /...`): `find_root` picks one tree, the
+shallowest, upper-case first, and logs the duplicates it ignores, so no image
+is read twice.
+"""
+
+import os
+from typing import Callable, List, Optional, Sequence
+
+import tensorflow as tf
+
+from datasets import image_folder, images, kaggle_download, pipeline
+from datasets.errors import BadDataError
+
+CLASS_NAMES = ("CNV", "DME", "DRUSEN", "NORMAL")
+SPLITS = ("train", "test", "val")
+KAGGLE_DATASET = "paultimothymooney/kermany2018"
+_MAX_DEPTH = 3
+
+
+def _dirs(path: str) -> List[str]:
+    try:
+        return sorted(e.name for e in os.scandir(path) if e.is_dir()
+                      and not e.name.startswith((".", "__MACOSX")))
+    except OSError:
+        return []
+
+
+def _split_names(path: str) -> List[str]:
+    return [d for d in _dirs(path) if d.strip().lower() in SPLITS]
+
+
+def find_root(data_dir: str, *,
+              log: Optional[Callable[[str], None]] = None) -> str:
+    """Returns the folder holding the split folders under `data_dir`.
+
+    `data_dir` itself, `OCT2017`, `OCT2017 `, or any folder up to three
+    levels down that has train/test/val sub-folders.
+
+    Raises:
+        BadDataError: If no such folder exists (e.g. `data_dir` is empty).
+    """
+    if not os.path.isdir(data_dir):
+        raise BadDataError(f"`data_dir` {data_dir} does not exist. Download "
+                           "the data with download_oct(data_dir).",
+                           path=data_dir)
+    found, level = [], [(os.path.abspath(data_dir), 0)]
+    while level:
+        path, depth = level.pop(0)
+        if _split_names(path):
+            found.append((depth, os.path.basename(path).strip() != "OCT2017",
+                          path))
+            continue
+        if depth < _MAX_DEPTH:
+            level.extend((os.path.join(path, d), depth + 1)
+                         for d in _dirs(path))
+    if not found:
+        raise BadDataError(
+            f"`data_dir` {data_dir} holds no OCT2017 folder with "
+            f"{'/'.join(SPLITS)} splits (expected "
+            f"{os.path.join(data_dir, 'OCT2017', 'train', 'CNV', '*.jpeg')}). "
+            "Download it with download_oct(data_dir).", path=data_dir)
+    found.sort()
+    root = found[0][2]
+    if len(found) > 1:
+        (log or tf.compat.v1.logging.info)(
+            f"Reading OCT images from {root}; ignoring the duplicate "
+            f"tree(s) {', '.join(repr(f[2]) for f in found[1:])}.")
+    return root
+
+
+def split_dir(data_dir: str, split: str, *,
+              log: Optional[Callable[[str], None]] = None) -> str:
+    """Returns the folder of one split, e.g. `.../OCT2017 /train`.
+
+    Raises:
+        ValueError: If `split` is not train, test or val.
+        BadDataError: If the data or the split is missing.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"`split` must be one of {SPLITS}. "
+                         f"Received: split={split!r}.")
+    root = find_root(data_dir, log=log)
+    names = _split_names(root)
+    for name in names:
+        if name.strip().lower() == split:
+            return os.path.join(root, name)
+    raise BadDataError(f"No {split!r} split under {root}; found "
+                       f"{', '.join(names)}.", path=root)
+
+
+def make_input_fn(data_dir: str, *, split: str = "train",
+                  batch_size: Optional[int] = None,
+                  global_batch_size: Optional[int] = None,
+                  mode: Optional[str] = None,
+                  class_names: Sequence[str] = CLASS_NAMES,
+                  image_size: images.ImageSize = images.DEFAULT_IMAGE_SIZE,
+                  channels: int = 3, epochs: Optional[int] = None,
+                  shuffle_buffer: int = 4096, seed: Optional[int] = None,
+                  prefetch_buffer: Optional[int] = pipeline.AUTOTUNE,
+                  drop_remainder: bool = False,
+                  deterministic: Optional[bool] = None,
+                  on_bad_file: str = "raise", verify: str = "header"
+                  ) -> pipeline.InputFn:
+    """Builds an input_fn over one split of the OCT folders.
+
+    Images are decoded to 3 channels (grayscale copied), converted to float
+    in [0, 1] and resized to 224x224 by default; labels are one-hot over
+    CNV, DME, DRUSEN, NORMAL (sorted), taken from each file's folder.
+
+    Args:
+        data_dir: The download folder, or any folder above `OCT2017`.
+        split: 'train', 'test' or 'val'.
+        batch_size: Batch per replica (the Estimator contract).
+        global_batch_size: Or the global batch, split per replica through
+            `input_context.get_per_replica_batch_size`.
+        mode: TRAIN shuffles and repeats; EVAL reads once in order; PREDICT
+            yields images only. None: the caller's mode.
+        class_names: The classes; a folder not listed is an unknown class.
+        image_size: Output (height, width) or one int.
+        channels: 3 or 1.
+        epochs: Passes over the data in TRAIN (None: forever).
+        shuffle_buffer: File names in the shuffle buffer.
+        seed: Seeds the shuffle; each epoch differs, runs repeat.
+        prefetch_buffer: Batches prefetched; AUTOTUNE by default.
+        drop_remainder: Drop a last partial batch.
+        deterministic: Keep order in parallel stages; by default kept when
+            seeded or outside TRAIN.
+        on_bad_file: 'raise' or 'skip' (see `folder_scan.scan_folder`).
+        verify: 'header', 'decode' or 'none'.
+
+    Returns:
+        An input_fn taking the optional mode/params/config/input_context,
+        with a `listing` attribute (files, counts, skipped).
+
+    Raises:
+        ValueError: If an argument is invalid.
+        BadDataError: If the data is missing or bad (see `scan_folder`).
+    """
+    folder = split_dir(data_dir, split)
+    return image_folder.make_input_fn(
+        folder, batch_size=batch_size, global_batch_size=global_batch_size,
+        mode=mode, class_names=sorted(class_names), image_size=image_size,
+        channels=channels, epochs=epochs, shuffle_buffer=shuffle_buffer,
+        seed=seed, prefetch_buffer=prefetch_buffer,
+        drop_remainder=drop_remainder, deterministic=deterministic,
+        on_bad_file=on_bad_file, verify=verify)
+
+
+def download_oct(data_dir: str, *, force: bool = False, quiet: bool = False,
+                 keep_archive: bool = False,
+                 progress: Optional[Callable[[int, int], None]] = None,
+                 api_factory: Optional[Callable] = None) -> str:
+    """Downloads `paultimothymooney/kermany2018` and unzips it into data_dir.
+
+    Resumes an interrupted download or extraction; does nothing when a
+    previous call completed. Needs Kaggle credentials (KAGGLE_USERNAME and
+    KAGGLE_KEY, KAGGLE_API_TOKEN, or ~/.kaggle/kaggle.json).
+
+    Returns:
+        The folder holding the splits (see `find_root`).
+
+    Raises:
+        DownloadError: One line saying what went wrong and what to set.
+    """
+    kaggle_download.download_dataset(
+        KAGGLE_DATASET, data_dir, force=force, quiet=quiet,
+        keep_archive=keep_archive, progress=progress, api_factory=api_factory)
+    return find_root(data_dir)
