@@ -8,11 +8,12 @@ is read twice.
 """
 
 import os
-from typing import Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
-from datasets import image_folder, images, kaggle_download, pipeline
+from datasets import (image_folder, images, kaggle_download, pipeline,
+                      tfrecord_writer)
 from datasets.errors import BadDataError
 
 CLASS_NAMES = ("CNV", "DME", "DRUSEN", "NORMAL")
@@ -170,3 +171,49 @@ def download_oct(data_dir: str, *, force: bool = False, quiet: bool = False,
         KAGGLE_DATASET, data_dir, force=force, quiet=quiet,
         keep_archive=keep_archive, progress=progress, api_factory=api_factory)
     return find_root(data_dir)
+
+
+def convert_oct_to_tfrecords(
+        data_dir: str, output_dir: str, *, splits: Sequence[str] = SPLITS,
+        image_format: str = "jpeg",
+        image_size: images.ImageSize = images.DEFAULT_IMAGE_SIZE,
+        num_shards: Optional[int] = None,
+        target_shard_bytes: int = tfrecord_writer.TARGET_SHARD_BYTES,
+        seed: int = 0, on_bad_file: str = "raise",
+        progress: Optional[Callable[[int, int], None]] = None
+        ) -> Dict[str, Dict[str, Any]]:
+    """Converts each present split to TFRecords named after it.
+
+    Pre-resized ('raw') images are stored as one grayscale channel (OCT
+    scans are grayscale); readers copy it to 3 channels. Class names are
+    the four OCT classes for every split, so labels agree across splits.
+
+    Returns:
+        split -> the metadata written (see `convert_folder_to_tfrecords`).
+
+    Raises:
+        ValueError: If an argument is invalid.
+        BadDataError: If the data is missing or bad.
+    """
+    for split in splits:
+        if split not in SPLITS:
+            raise ValueError(f"`splits` must hold only {SPLITS}. "
+                             f"Received: splits={list(splits)!r}.")
+    root = find_root(data_dir)
+    present = {d.strip().lower() for d in _split_names(root)}
+    results = {}
+    for split in splits:
+        if split not in present:
+            tf.compat.v1.logging.warning(
+                f"No {split!r} split under {root}; not converted.")
+            continue
+        results[split] = tfrecord_writer.convert_folder_to_tfrecords(
+            split_dir(data_dir, split), output_dir, name=split,
+            class_names=CLASS_NAMES, image_format=image_format,
+            image_size=image_size, channels=1, num_shards=num_shards,
+            target_shard_bytes=target_shard_bytes, seed=seed,
+            on_bad_file=on_bad_file, progress=progress)
+    if not results:
+        raise BadDataError(f"No split of {list(splits)} under {root}.",
+                           path=root)
+    return results

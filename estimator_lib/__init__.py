@@ -27,6 +27,7 @@ from estimator_lib.hooks import SessionRunValues
 from estimator_lib.hooks import StepCounterHook
 from estimator_lib.hooks import StopAtStepHook
 from estimator_lib.hooks import SummarySaverHook
+from estimator_lib.keras import model_to_estimator
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.run_config import RunConfig

@@ -38,8 +38,7 @@ def check_not_keras3(obj, *, argument: str) -> None:
 def keras3_in_use() -> bool:
     """True when `tf.keras` resolves to Keras 3 in this process."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    version = getattr(tf.keras, "__version__", "2")
-    return str(version).startswith("3")
+    return not getattr(tf.keras, "__name__", "tf_keras").startswith("tf_keras")
 
 
 def keras3_message(context: str) -> str:

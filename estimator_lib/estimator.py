@@ -67,7 +67,7 @@ class Estimator:
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
-        self._config = _resolve_config(config, model_dir)
+        self._config = resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         tf.io.gfile.makedirs(self._model_dir)
         self._session_config = self._config.session_config or get_default_session_config()
@@ -189,6 +189,7 @@ class Estimator:
             # Both our hook and TensorFlow's keep their listeners in `_listeners`.
             saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
 
+        _open_summary_writer_without_graph(self._model_dir)
         loss = None
         any_step_done = False
         with tf.compat.v1.train.MonitoredTrainingSession(
@@ -401,7 +402,18 @@ class Estimator:
         return spec
 
 
-def _resolve_config(config, model_dir):
+def _open_summary_writer_without_graph(logdir):
+    """Opens the cached summary writer of `logdir` outside the training graph.
+
+    FileWriterCache writes the current default graph, constants and all, when it
+    first opens a directory's writer; the checkpoint hook writes a lean copy instead.
+    """
+    with tf.Graph().as_default():
+        tf.compat.v1.summary.FileWriterCache.get(logdir)
+
+
+def resolve_config(config, model_dir):
+    """RunConfig with model_dir settled (argument, config, or a new temporary folder)."""
     if config is None:
         logging.info("Using default config.")
         config = RunConfig()

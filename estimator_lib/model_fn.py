@@ -112,8 +112,20 @@ def _metric_value_and_update(metric, name):
         # A Keras Metric that was called in this graph: its update ops were
         # collected in `metric.updates`.
         updates = getattr(metric, "updates", None) or []
-        update = tf.group(*updates) if updates else tf.no_op()
-        return metric.result(), update
+        if not updates:
+            raise ValueError(
+                f'Please call update_state(...) on the "{name}" metric inside model_fn: it '
+                "has no update ops in this graph.")
+        # Keras metric variables belong to no collection; as local variables they are
+        # initialised by the local init op, also when a checkpoint is restored.
+        graph = tf.compat.v1.get_default_graph()
+        for key in (tf.compat.v1.GraphKeys.LOCAL_VARIABLES,
+                    tf.compat.v1.GraphKeys.METRIC_VARIABLES):
+            known = {id(v) for v in graph.get_collection(key)}
+            for variable in metric.variables:
+                if id(variable) not in known:
+                    graph.add_to_collection(key, variable)
+        return metric.result(), tf.group(*updates)
     raise TypeError(
         f"Values of eval_metric_ops must be (metric_value, update_op) tuples or Keras "
         f"Metric objects. Received for {name!r}: {type(metric).__name__}.")

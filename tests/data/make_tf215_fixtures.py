@@ -760,7 +760,16 @@ NOTABLE = [
 ]
 
 
-def normalise_log(text, work):
+PRIMARY_DIRS = {
+    "model_to_estimator": ["keras_checkpoint"],
+    "model_to_estimator_saver": ["keras_saver"],
+    "train_and_evaluate": ["tae"],
+    "warm_start": ["warm_dir2", "warm_dir"],
+    "misc": ["custom", "empty"],
+}
+
+
+def normalise_log(text, work, probe):
     import site
 
     text = text.replace(os.path.abspath(__file__), "<generator>")
@@ -769,10 +778,10 @@ def normalise_log(text, work):
     for sp in site.getsitepackages():
         text = text.replace(sp, "<site-packages>")
     text = text.replace("<work>/export_base", "<export_dir_base>")
-    # Per-probe model dirs become <model_dir>; other work paths stay
-    # relative to <work> so that they remain distinguishable.
-    text = re.sub(r"<work>/(custom|keras_checkpoint|keras_saver|tae|empty|"
-                  r"warm_dir2|warm_dir)\b", "<model_dir>", text)
+    # The probe's own model dir(s) become <model_dir>; other work paths
+    # (e.g. a warm-start source) stay as <work>/NAME.
+    for d in PRIMARY_DIRS.get(probe, ["custom"]):
+        text = re.sub(r"<work>/%s\b" % d, "<model_dir>", text)
     text = text.replace(tempfile.gettempdir() + "/", "<tmp>/")
     text = re.sub(r"<tmp>/tmp[A-Za-z0-9_]{8}", "<tmp>/<tempdir>", text)
     text = re.sub(r"(export/latest/|<export_dir_base>/)(temp-)?\d{10}",
@@ -793,27 +802,31 @@ def gen_logs():
             env=env,
         )
         with open(os.path.join(work, name + ".log")) as fh:
-            log = normalise_log(fh.read(), work)
+            log = normalise_log(fh.read(), work, name)
         with open(os.path.join(LOG_DIR, name + ".log"), "w") as fh:
             fh.write(log)
         with open(os.path.join(work, name + ".json")) as fh:
-            res = json.loads(normalise_log(fh.read(), work))
+            res = json.loads(normalise_log(fh.read(), work, name))
         notable = {}
         lines = log.splitlines()
         for pat in NOTABLE:
             hits = [l for l in lines if re.search(pat, l)]
             if hits:
-                # keep at most the first 4 distinct hits per pattern
+                # keep at most the first 8 distinct hits per pattern
                 seen = []
                 for h in hits:
                     if h not in seen:
                         seen.append(h)
-                notable[pat] = seen[:4]
+                notable[pat] = seen[:8]
         warnings = []
         for i, l in enumerate(lines):
             if l.startswith("WARNING:") and l not in warnings:
                 warnings.append(l)
         res["notable_log_lines"] = notable
+        # Multi-line records (the session_config proto spans lines).
+        res["using_config_records"] = sorted(set(re.findall(
+            r"^INFO:tensorflow:Using config: .*?(?=\n[A-Z]+:[\w.]+:)",
+            log, re.S | re.M)))
         res["warning_lines"] = warnings
         summary["probes"][name] = res
     import tensorflow as tf
@@ -832,6 +845,8 @@ def gen_logs():
     summary["run_config"] = LOG_CONFIG
     summary["placeholders"] = {
         "<model_dir>": "the probe's model_dir",
+        "<work>/custom": "model_dir of the custom_model_fn_train probe when "
+        "another probe refers to it (warm_start source)",
         "<work>": "the generator's temporary work dir",
         "<export_dir_base>": "export_dir_base passed to export_saved_model",
         "<generator>": "this generator script's path",

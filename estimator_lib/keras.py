@@ -1,0 +1,271 @@
+"""model_to_estimator: a compiled tf.keras (tf_keras) model as an Estimator.
+
+Each Estimator call clones the Keras model into its fresh graph (a v1 graph
+model, as the original did), re-compiles the clone with the captured optimizer
+config and the global step as its iteration counter, and returns the compiled
+loss, update op, metrics and outputs as an EstimatorSpec. The model's current
+weights reach the Estimator through a first checkpoint in `model_dir/keras/`
+that the Estimator warm-starts from.
+"""
+
+import os
+import re
+import warnings
+from typing import Dict, Optional
+
+import tensorflow as tf
+import tf_keras
+from tensorflow.python.checkpoint import graph_view
+from tf_keras.src import backend as keras_backend
+
+from estimator_lib import _keras_switch
+from estimator_lib import estimator as estimator_lib
+from estimator_lib.export import PredictOutput
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib.run_config import RunConfig
+
+logging = tf.compat.v1.logging
+
+_CHECKPOINT_FORMATS = ("checkpoint", "saver")
+_KERAS_DIR = "keras"
+_KERAS_CHECKPOINT = "keras_model.ckpt"
+
+
+class FormattedKeyError(KeyError):
+    """A KeyError whose message prints its newlines (KeyError quotes its argument)."""
+
+    def __str__(self):
+        return str(self.args[0])
+
+
+def _is_graph_network(model) -> bool:
+    return bool(getattr(model, "_is_graph_network", False))
+
+
+def _names(model, attribute, prefix):
+    names = getattr(model, attribute, None)
+    if _is_graph_network(model) and names:
+        return list(names)
+    count = len(getattr(model, attribute.replace("_names", "s"), None) or []) or 1
+    return [f"{prefix}_{i + 1}" for i in range(count)]
+
+
+def _as_keras_list(model, values, names, what):
+    """Orders Estimator features/labels as the Keras model's inputs/outputs."""
+    if values is None:
+        return None
+    if isinstance(values, dict):
+        if model._is_graph_network and getattr(model, "_nested_inputs", None) is not None \
+                and what == "features" and isinstance(model._nested_inputs, dict):
+            return values  # Models built on a dict of Inputs take the dict itself.
+        missing = [name for name in names if name not in values]
+        if missing:
+            raise FormattedKeyError(
+                f"The dictionary passed into {what} does not have the expected "
+                f"{'inputs' if what == 'features' else 'outputs'} keys defined in the keras "
+                f"model.\n\tExpected keys: {set(names)}\n\t{what} keys: {set(values)}\n\t"
+                f"Difference: {set(missing)}")
+        return [values[name] for name in names]
+    if isinstance(values, (list, tuple)):
+        return list(values)
+    return [values]
+
+
+def _estimator_io_to_keras(model, features, labels):
+    """Returns (input_tensors, target_tensors, sample_weight_tensors)."""
+    sample_weights = None
+    if isinstance(features, dict) and set(features) == {"features", "sample_weights"}:
+        features, sample_weights = features["features"], features["sample_weights"]
+    inputs = _as_keras_list(model, features, _names(model, "input_names", "input"), "features")
+    targets = _as_keras_list(model, labels, _names(model, "output_names", "output"), "labels")
+    if sample_weights is not None:
+        sample_weights = _as_keras_list(model, sample_weights,
+                                        _names(model, "output_names", "output"),
+                                        "sample_weights")
+    return inputs, targets, sample_weights
+
+
+def _clone_and_build(mode, keras_model, custom_objects, optimizer_config, features=None,
+                     labels=None):
+    """Clones `keras_model` into the current graph; compiled unless PREDICT."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # set_learning_phase is deprecated, and needed here.
+        keras_backend.set_learning_phase(mode == ModeKeys.TRAIN)
+    inputs, targets, sample_weights = _estimator_io_to_keras(keras_model, features, labels)
+    compile_clone = mode != ModeKeys.PREDICT
+    global_step = None
+    if compile_clone:
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        keras_backend.track_variable(global_step)
+    clone = tf_keras.__internal__.models.clone_and_build_model(
+        keras_model, inputs, targets, custom_objects=custom_objects,
+        compile_clone=compile_clone, in_place_reset=not _is_graph_network(keras_model),
+        optimizer_iterations=global_step, optimizer_config=optimizer_config)
+    if sample_weights is not None:
+        clone._compile_weights_loss_and_weighted_metrics(sample_weights)
+    return clone
+
+
+def _estimator_metrics(model, metric_names_map):
+    metrics = {m.name: m for m in getattr(model, "_compile_metric_functions", [])}
+    if not metric_names_map:
+        return metrics
+    if set(metric_names_map) != set(metrics):
+        raise ValueError(
+            f"Invalid `metric_names_map`. The keys of the map must be exactly the model's "
+            f"metric names {sorted(metrics)}. Received keys: {sorted(metric_names_map)}.")
+    return {metric_names_map[name]: metric for name, metric in metrics.items()}
+
+
+def _object_based_saver(model):
+    """A Saver writing TF2 object-based keys (checkpoint_format='checkpoint')."""
+    model._track_trackable(tf.compat.v1.train.get_global_step(), "estimator_global_step",
+                           overwrite=True)
+    view = graph_view.ObjectGraphView(model)
+    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=True)
+
+
+def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
+                   export_outputs, optimizer_config):
+
+    def model_fn(features, labels, mode):
+        model = _clone_and_build(mode, keras_model, custom_objects, optimizer_config,
+                                 features, labels)
+        if tf.distribute.has_strategy():
+            # Replicas add `_N` suffixes to output names; strip them as the original did.
+            output_names = [re.sub(r"_\d+$", "", n) for n in model.output_names]
+        else:
+            output_names = model.output_names
+        predictions = dict(zip(output_names, model.outputs))
+        loss = train_op = None
+        metrics = None
+        if mode != ModeKeys.PREDICT:
+            if mode == ModeKeys.TRAIN:
+                model._make_train_function()
+            else:
+                model._make_test_function()
+            loss = model.total_loss
+            metrics = _estimator_metrics(model, metric_names_map)
+        if mode == ModeKeys.TRAIN:
+            train_op = model.train_function.updates_op
+        scaffold = None
+        if save_object_ckpt:
+            scaffold = tf.compat.v1.train.Scaffold(saver=_object_based_saver(model))
+        outputs = None
+        if export_outputs:
+            outputs = {name: export_outputs[name](predictions[name])
+                       if isinstance(export_outputs[name], type) else export_outputs[name]
+                       for name in export_outputs}
+        else:
+            outputs = {"serving_default": PredictOutput(predictions)}
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op,
+                             eval_metric_ops=metrics, export_outputs=outputs,
+                             scaffold=scaffold)
+
+    return model_fn
+
+
+def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt,
+                           optimizer_config) -> Optional[str]:
+    """Writes the Keras model's current weights to model_dir/keras once; returns its path."""
+    keras_dir = os.path.join(config.model_dir, _KERAS_DIR)
+    existing = tf.train.latest_checkpoint(keras_dir)
+    if existing:
+        return existing
+    if tf.train.latest_checkpoint(config.model_dir):
+        return None  # The Estimator restores its own checkpoint; warm start is not used.
+    weights = keras_model.get_weights()
+    with tf.Graph().as_default() as graph:
+        tf.compat.v1.train.create_global_step(graph)
+        model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
+        model._make_train_function()
+        with tf.compat.v1.Session(config=config.session_config) as session:
+            keras_backend.set_session(session)
+            model.set_weights(weights)
+            session.run(tf.compat.v1.variables_initializer(
+                [v for v in tf.compat.v1.global_variables()
+                 if not session.run(tf.compat.v1.is_variable_initialized(v))]))
+            model.set_weights(weights)
+            tf.io.gfile.makedirs(keras_dir)
+            path = os.path.join(keras_dir, _KERAS_CHECKPOINT)
+            saver = _object_based_saver(model) if save_object_ckpt else \
+                tf.compat.v1.train.Saver()
+            return saver.save(session, path, write_meta_graph=not save_object_ckpt,
+                              write_state=True)
+
+
+def _legacy_optimizer(model):
+    """Converts a new-style tf_keras optimizer to its legacy class (the original's way)."""
+    from tf_keras.src.optimizers import optimizer as new_optimizer  # pylint: disable=g-import-not-at-top
+    from tf_keras.src import optimizers as optimizers_lib  # pylint: disable=g-import-not-at-top
+    if isinstance(model.optimizer, new_optimizer.Optimizer):
+        logging.warning(
+            "You are using a new-style tf.keras.optimizers.Optimizer with model_to_estimator, "
+            "which needs the legacy optimizer path. Automatically converting your optimizer to "
+            "tf.keras.optimizers.legacy.Optimizer.")
+        model.optimizer = optimizers_lib.convert_to_legacy_optimizer(model.optimizer)
+    return model.optimizer.get_config() if hasattr(model.optimizer, "get_config") else None
+
+
+def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
+                       model_dir=None, config: Optional[RunConfig] = None,
+                       checkpoint_format: str = "checkpoint",
+                       metric_names_map: Optional[Dict[str, str]] = None,
+                       export_outputs: Optional[dict] = None) -> estimator_lib.Estimator:
+    """Builds an Estimator from a compiled tf.keras model (or a saved one at a path).
+
+    Arguments and behaviour as `tf.keras.estimator.model_to_estimator`.
+    """
+    if (keras_model is None) == (keras_model_path is None):
+        raise ValueError(
+            "Either `keras_model` or `keras_model_path` needs to be provided, not both. "
+            f"Received: keras_model={type(keras_model).__name__}, "
+            f"keras_model_path={keras_model_path!r}.")
+    if checkpoint_format not in _CHECKPOINT_FORMATS:
+        raise ValueError(
+            f"Unknown checkpoint format {checkpoint_format!r}. Expected one of "
+            f"{list(_CHECKPOINT_FORMATS)}.")
+    if keras_model_path is not None:
+        logging.info("Loading models from %s", keras_model_path)
+        keras_model = tf_keras.models.load_model(keras_model_path, custom_objects=custom_objects)
+    _keras_switch.check_not_keras3(keras_model, argument="keras_model")
+    if not isinstance(keras_model, tf_keras.Model):
+        raise ValueError(
+            f"`keras_model` must be a compiled tf.keras (tf_keras) Model. Received: "
+            f"{type(keras_model).__module__}.{type(keras_model).__name__}.")
+    if not getattr(keras_model, "optimizer", None):
+        raise ValueError(
+            "The given keras model has not been compiled yet. Please compile the model with "
+            "`model.compile()` before calling `model_to_estimator()`.")
+    save_object_ckpt = checkpoint_format == "checkpoint"
+    if save_object_ckpt and not _is_graph_network(keras_model):
+        raise ValueError(
+            "Subclassed models cannot be converted with checkpoint_format='checkpoint'; pass "
+            "checkpoint_format='saver' (name-based checkpoints) instead.")
+    if not _is_graph_network(keras_model) and not (
+            hasattr(keras_model, "get_config") and hasattr(type(keras_model), "from_config")):
+        raise ValueError("Subclassed models must implement `get_config` and `from_config`.")
+    if export_outputs is not None:
+        unknown = set(export_outputs) - set(keras_model.output_names or [])
+        if unknown:
+            raise ValueError(
+                f"`export_outputs` keys must be the model's output names "
+                f"{keras_model.output_names}. Unknown: {sorted(unknown)}.")
+    optimizer_config = _legacy_optimizer(keras_model)
+
+    config = estimator_lib.resolve_config(config, model_dir)
+    model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
+                              export_outputs, optimizer_config)
+    warm_start_path = None
+    if _is_graph_network(keras_model) and config.is_chief:
+        warm_start_path = _save_first_checkpoint(keras_model, custom_objects, config,
+                                                 save_object_ckpt, optimizer_config)
+    elif keras_model.built:
+        logging.warning(
+            "You are creating an Estimator from a Keras model manually subclassed from "
+            "`Model`, that was already called on some inputs (and thus already had weights). "
+            "We are currently unable to preserve the model's state (its weights) as part of "
+            "the estimator in this case. Be warned that the estimator has been created using "
+            "a freshly initialized version of your model.")
+    return estimator_lib.Estimator(model_fn, config=config, warm_start_from=warm_start_path)

@@ -1,0 +1,38 @@
+"""TF_USE_LEGACY_KERAS is set by importing estimator_lib; Keras 3 objects get one clear error."""
+
+import os
+import subprocess
+import sys
+
+import tensorflow as tf
+
+from estimator_lib import _keras_switch
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class KerasSwitchTest(tf.test.TestCase):
+
+    def test_importing_estimator_lib_first_gives_keras_2(self):
+        env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+        env["PYTHONPATH"] = _ROOT
+        script = ("import estimator_lib, os, tensorflow as tf; "
+                  "print(os.environ['TF_USE_LEGACY_KERAS'], tf.keras.__name__, "
+                  "tf.compat.v1.layers.Dense.__module__)")
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True, timeout=120).stdout.split()
+        self.assertEqual(out[0], "1")
+        self.assertTrue(out[1].startswith("tf_keras"), out)
+        self.assertTrue(out[2].startswith("tf_keras"), out)
+
+    def test_keras3_object_is_refused_with_the_fix(self):
+        import keras  # pylint: disable=import-outside-toplevel  (Keras 3 ships with TF 2.21)
+        layer = keras.layers.Dense(2)
+        with self.assertRaisesRegex(ValueError, r"`keras_model` is a Keras 3 object.*"
+                                                r"TF_USE_LEGACY_KERAS=1"):
+            _keras_switch.check_not_keras3(layer, argument="keras_model")
+        _keras_switch.check_not_keras3(tf.keras.layers.Dense(2), argument="keras_model")
+
+
+if __name__ == "__main__":
+    tf.test.main()
