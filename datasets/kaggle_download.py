@@ -106,7 +106,10 @@ def _reason(error: BaseException, secrets: list) -> str:
         return "no such dataset on Kaggle (HTTP 404)"
     if any(word in text for word in ("Connection", "resolve", "Network",
                                      "Max retries", "timed out")):
-        return f"no network connection to Kaggle ({text})"
+        cause = re.search(r"Failed to resolve '[^']+'|Connection refused|"
+                          r"timed out|Network is unreachable", text)
+        return ("no network connection to Kaggle "
+                f"({cause.group(0) if cause else text[:120]})")
     return text
 
 

@@ -199,13 +199,16 @@ def _legacy_optimizer(model):
     """Converts a new-style tf_keras optimizer to its legacy class (the original's way)."""
     from tf_keras.src.optimizers import optimizer as new_optimizer  # pylint: disable=g-import-not-at-top
     from tf_keras.src import optimizers as optimizers_lib  # pylint: disable=g-import-not-at-top
+    from tf_keras.src.optimizers import optimizer_v1  # pylint: disable=g-import-not-at-top
     if isinstance(model.optimizer, new_optimizer.Optimizer):
         logging.warning(
             "You are using a new-style tf.keras.optimizers.Optimizer with model_to_estimator, "
             "which needs the legacy optimizer path. Automatically converting your optimizer to "
             "tf.keras.optimizers.legacy.Optimizer.")
         model.optimizer = optimizers_lib.convert_to_legacy_optimizer(model.optimizer)
-    return model.optimizer.get_config() if hasattr(model.optimizer, "get_config") else None
+    if isinstance(model.optimizer, optimizer_v1.TFOptimizer):
+        return None  # A wrapped TF1 optimizer (TFOptimizer) is cloned by the cloning code.
+    return model.optimizer.get_config()
 
 
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
