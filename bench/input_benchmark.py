@@ -1,0 +1,204 @@
+"""Input pipeline throughput against a tight in-graph decode+resize loop.
+
+A benchmark, not a test. On synthetic OCT-sized JPEGs (512x496 grayscale,
+written once under --data_dir) it measures images/s of:
+
+  raw            the limit: the same read+decode+resize function in a
+                 tf.while_loop per core (one Python thread each), no tf.data
+  pipeline       datasets.oct_folder.make_input_fn (TRAIN, 1 epoch/pass)
+  seed           the seed program's input_fn, ported verbatim to TF2 names
+                 (shuffle_and_repeat, map_and_batch with os.cpu_count() calls,
+                 decode to RGB, convert, resize; prefetch(4))
+  naive          `.map(fn).batch(b)` without num_parallel_calls
+  tfrecord_jpeg  the TFRecord reader over the same JPEG bytes
+  tfrecord_raw   the TFRecord reader over pre-resized uint8 pixels
+
+Variants run interleaved, --repeats rounds, after one warm-up pass each; the
+median is reported with its ratio to `raw`. Every pipeline is consumed by an
+in-graph `Dataset.reduce`, so Python never sits between batches.
+
+    .venv/bin/python bench/input_benchmark.py --data_dir=/tmp/oct_bench \\
+        --num_images=1000 --batch_size=32 --repeats=5
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+
+import tensorflow as tf
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+from datasets import (images, oct_folder, pipeline, testing,  # noqa: E402
+                      tfrecord_reader, tfrecord_writer)
+
+CLASSES = oct_folder.CLASS_NAMES
+
+
+def _make_data(data_dir: str, num_images: int) -> str:
+    split = os.path.join(data_dir, "OCT2017", "train")
+    have = sum(len(files) for _, _, files in os.walk(split))
+    if have != num_images:
+        print(f"Writing {num_images} synthetic 512x496 JPEGs to {split} ...",
+              flush=True)
+        for name in CLASSES:
+            folder = os.path.join(split, name)
+            if os.path.isdir(folder):
+                for f in os.listdir(folder):
+                    os.remove(os.path.join(folder, f))
+        testing.write_textured_jpegs(split, count=num_images)
+    return split
+
+
+def _convert(split: str, data_dir: str, image_format: str, size) -> str:
+    output = os.path.join(data_dir, f"records_{image_format}")
+    try:
+        metadata = tfrecord_reader.tfrecords.read_metadata(output, "train")
+        if metadata["source"] == split and (
+                image_format == "jpeg" or metadata["image_size"] == list(size)):
+            return output
+    except ValueError:
+        pass
+    start = time.time()
+    metadata = tfrecord_writer.convert_folder_to_tfrecords(
+        split, output, image_format=image_format, image_size=size,
+        channels=1, progress=lambda done, total: None)
+    print(f"Converted to {image_format} TFRecords in "
+          f"{time.time() - start:.1f} s: {len(metadata['shards'])} shards, "
+          f"{sum(s['bytes'] for s in metadata['shards']) / 2**20:.0f} MB",
+          flush=True)
+    return output
+
+
+def _counter(make_dataset):
+    @tf.function
+    def count():
+        data = make_dataset()
+        return data.reduce(tf.constant(0, tf.int64), lambda n, batch: n + tf.cast(
+            tf.shape(batch[0])[0], tf.int64))
+    return count
+
+
+def _raw_loop(paths, size, threads):
+    """Per thread: a tf.while_loop over its files, decode+resize each."""
+    parts = [tf.constant(paths[i::threads]) for i in range(threads)]
+
+    @tf.function
+    def loop(files):
+        def body(i, total):
+            image = images.decode_and_resize(tf.io.read_file(files[i]),
+                                             image_size=size)
+            return i + 1, total + tf.reduce_mean(image)
+        _, total = tf.while_loop(
+            lambda i, _: i < tf.shape(files)[0], body,
+            (tf.constant(0), tf.constant(0.0)), parallel_iterations=1)
+        return total
+
+    def run():
+        workers = [threading.Thread(target=loop, args=(p,)) for p in parts]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return len(paths)
+    return run
+
+
+def _seed_input_fn(pattern, labels, image_size, batch_size):
+    """The seed's OCT input_fn with tf.contrib names swapped for tf.data's."""
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(
+            tf.constant(labels), tf.range(len(labels), dtype=tf.int64)), -1)
+
+    def map_func(filename):
+        label = tf.strings.split([filename], sep=os.sep).values[-2]
+        image = tf.io.decode_jpeg(tf.io.read_file(filename), channels=3)
+        image = tf.image.convert_image_dtype(image, dtype=tf.float32)
+        image = tf.image.resize(image, size=image_size)
+        return image, tf.one_hot(table.lookup(label), len(labels))
+
+    dataset = tf.data.Dataset.list_files(pattern, shuffle=True)
+    dataset = dataset.apply(tf.data.experimental.shuffle_and_repeat(2048, 1))
+    dataset = dataset.apply(tf.data.experimental.map_and_batch(
+        map_func=map_func, batch_size=batch_size,
+        num_parallel_calls=os.cpu_count()))
+    return dataset.prefetch(buffer_size=4)
+
+
+def _naive(pattern, size, batch_size):
+    def map_func(filename):
+        image = images.decode_and_resize(tf.io.read_file(filename),
+                                         image_size=size)
+        return image, tf.zeros([4])
+    files = tf.data.Dataset.list_files(pattern, shuffle=True)
+    return files.map(map_func).batch(batch_size)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data_dir", default="/tmp/oct_bench")
+    parser.add_argument("--num_images", type=int, default=1000)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--image_size", type=int, default=224)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--variants", default="raw,pipeline,seed,naive,"
+                        "tfrecord_jpeg,tfrecord_raw")
+    args = parser.parse_args()
+    size = (args.image_size, args.image_size)
+    split = _make_data(args.data_dir, args.num_images)
+    paths = sorted(tf.io.gfile.glob(os.path.join(split, "*", "*.jpeg")))
+    pattern = os.path.join(split, "*", "*.jpeg")
+    batch = args.batch_size
+    cores = os.cpu_count()
+    runners = {}
+    names = args.variants.split(",")
+    if "raw" in names:
+        runners["raw"] = _raw_loop(paths, size, cores)
+    if "pipeline" in names:
+        runners["pipeline"] = _counter(lambda: oct_folder.make_input_fn(
+            args.data_dir, batch_size=batch, image_size=size,
+            mode=pipeline.TRAIN, epochs=1)())
+    if "seed" in names:
+        runners["seed"] = _counter(lambda: _seed_input_fn(
+            pattern, list(CLASSES), size, batch))
+    if "naive" in names:
+        runners["naive"] = _counter(lambda: _naive(pattern, size, batch))
+    for image_format in ("jpeg", "raw"):
+        name = f"tfrecord_{image_format}"
+        if name in names:
+            records = _convert(split, args.data_dir, image_format, size)
+            runners[name] = _counter(
+                lambda records=records: tfrecord_reader.make_input_fn(
+                    records, batch_size=batch, mode=pipeline.TRAIN,
+                    epochs=1)())
+    rates = {name: [] for name in runners}
+    for name, run in runners.items():
+        run()  # Warm-up: tracing, autotuning, the page cache.
+    for _ in range(args.repeats):
+        for name, run in runners.items():
+            start = time.perf_counter()
+            count = int(run())
+            rates[name].append(count / (time.perf_counter() - start))
+            if count != len(paths):
+                raise RuntimeError(f"{name} read {count} of {len(paths)}.")
+    limit = statistics.median(rates["raw"]) if "raw" in rates else None
+    print(f"\n{len(paths)} JPEGs 512x496 -> {size[0]}x{size[1]}, batch "
+          f"{batch}, {cores} cores, TF {tf.__version__}, median of "
+          f"{args.repeats}")
+    print("| variant | images/s | x raw |")
+    print("| --- | ---: | ---: |")
+    for name, values in rates.items():
+        median = statistics.median(values)
+        ratio = f"{median / limit:.2f}" if limit else "-"
+        print(f"| {name} | {median:,.0f} | {ratio} |")
+    if "pipeline" in rates and "tfrecord_raw" in rates:
+        print(f"\ntfrecord_raw / pipeline: "
+              f"{statistics.median(rates['tfrecord_raw']) / statistics.median(rates['pipeline']):.1f}x")
+
+
+if __name__ == "__main__":
+    main()
