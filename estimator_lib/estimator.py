@@ -11,6 +11,7 @@ from tensorflow.python.training import training_util
 
 from estimator_lib import _keras_switch
 from estimator_lib import checkpoints
+from estimator_lib import distribute
 from estimator_lib import evaluation
 from estimator_lib import exporting
 from estimator_lib import inputs
@@ -139,6 +140,8 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, saving_listeners):
+        if self._config.train_distribute is not None:
+            return self._train_model_distributed(input_fn, hooks, saving_listeners)
         with tf.Graph().as_default() as graph, graph.device(self._config.device_fn):
             global_step = self._start_graph(graph)
             features, labels, input_hooks = inputs.parse_input_fn_result(
@@ -149,7 +152,35 @@ class Estimator:
             return self._train_with_spec(spec, input_hooks + hooks, saving_listeners,
                                          global_step)
 
-    def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step):
+    def _train_model_distributed(self, input_fn, hooks, saving_listeners):
+        """Training with `train_distribute`: model_fn once per replica, one session."""
+        strategy = self._config.train_distribute
+        session_config = distribute.session_config_for(strategy, self._session_config)
+        with tf.Graph().as_default() as graph, strategy.scope(), \
+                strategy._scale_loss_for_estimator_enabled():  # pylint: disable=protected-access
+            global_step = self._start_graph(graph)
+            # As the original: the input_fn batches per replica and is not split.
+            iterator = strategy.make_input_fn_iterator(
+                lambda input_context: self._call_input_fn(input_fn, ModeKeys.TRAIN,
+                                                          input_context=input_context))
+            features, labels = inputs.split_features_and_labels(iterator.get_next())
+            specs, (per_replica_loss, per_replica_train_op) = distribute.call_for_each_replica(
+                strategy, lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
+                features, labels)
+            first = specs[0]
+            # Hooks and the scaffold come from replica 0, as in the original.
+            spec = EstimatorSpec(
+                ModeKeys.TRAIN, loss=distribute.reduce_loss(strategy, per_replica_loss),
+                train_op=strategy.group(per_replica_train_op),
+                training_hooks=first.training_hooks,
+                training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
+            self._prepare_restore_or_warm_start(spec, self.latest_checkpoint())
+            return self._train_with_spec(
+                spec, [distribute.IteratorInitializerHook(iterator)] + hooks, saving_listeners,
+                global_step, session_config=session_config)
+
+    def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step,
+                         session_config=None):
         config = self._config
         if not _has_loss_summary(spec.loss):
             tf.compat.v1.summary.scalar("loss", spec.loss)
@@ -197,7 +228,7 @@ class Estimator:
                 checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=worker_hooks,
                 chief_only_hooks=chief_hooks + list(spec.training_chief_hooks),
                 save_checkpoint_secs=0, save_summaries_steps=config.save_summary_steps,
-                save_summaries_secs=None, config=self._session_config,
+                save_summaries_secs=None, config=session_config or self._session_config,
                 max_wait_secs=config.session_creation_timeout_secs,
                 log_step_count_steps=config.log_step_count_steps,
                 save_graph_def=config.checkpoint_save_graph_def) as session:
@@ -358,8 +389,9 @@ class Estimator:
         training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
         return global_step
 
-    def _call_input_fn(self, input_fn, mode):
-        return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config)
+    def _call_input_fn(self, input_fn, mode, input_context=None):
+        return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config,
+                                    input_context=input_context)
 
     def _prepare_restore_or_warm_start(self, spec, checkpoint_path):
         """Checks the checkpoint to restore fits the graph, or warm-starts without one."""

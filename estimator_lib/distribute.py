@@ -1,0 +1,118 @@
+"""Strategy plumbing for graph-mode training: devices, per-replica input and model_fn."""
+
+import re
+from typing import List
+
+import tensorflow as tf
+
+_DEVICE = re.compile(r"device:(CPU|GPU):(\d+)$", re.IGNORECASE)
+
+
+def _device_indices(strategy, kind):
+    indices = []
+    for device in strategy.extended.worker_devices:
+        match = _DEVICE.search(device)
+        if match and match.group(1).upper() == kind:
+            indices.append(int(match.group(2)))
+    return indices
+
+
+def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
+                       ) -> tf.compat.v1.ConfigProto:
+    """A copy of `session_config` whose session sees every device the strategy names.
+
+    Logical devices made with `tf.config.set_logical_device_configuration` exist
+    only in the eager context: a v1 Session sees one CPU and, with soft placement,
+    would silently put every replica on it, where a cross-device all-reduce then
+    waits forever. Here the session is given the same devices, or refused.
+    """
+    config = tf.compat.v1.ConfigProto()
+    config.CopyFrom(session_config)
+    cpus = _device_indices(strategy, "CPU")
+    if cpus:
+        config.device_count["CPU"] = max(config.device_count.get("CPU", 1), max(cpus) + 1)
+        logical_cpus = len(tf.config.list_logical_devices("CPU"))
+        if max(cpus) + 1 > logical_cpus:
+            raise ValueError(
+                f"The distribution strategy names CPU devices {sorted(cpus)}, but this process "
+                f"has {logical_cpus} CPU device(s). Split the CPU first, once per process: "
+                "tf.config.set_logical_device_configuration(tf.config.list_physical_devices("
+                f"'CPU')[0], [tf.config.LogicalDeviceConfiguration()] * {max(cpus) + 1}).")
+    gpus = _device_indices(strategy, "GPU")
+    if gpus:
+        logical_gpus = len(tf.config.list_logical_devices("GPU"))
+        if max(gpus) + 1 > logical_gpus:
+            raise ValueError(
+                f"The distribution strategy names GPU devices {sorted(gpus)}, but this process "
+                f"sees {logical_gpus} GPU(s). Name only devices that exist, e.g. "
+                "MirroredStrategy() for all visible GPUs.")
+        _copy_virtual_gpus(config)
+    return config
+
+
+def _copy_virtual_gpus(config):
+    """Gives the session the eager context's logical-GPU split (they must agree)."""
+    physical = tf.config.list_physical_devices("GPU")
+    virtual = config.gpu_options.experimental.virtual_devices
+    if virtual:
+        return
+    splits = [tf.config.get_logical_device_configuration(gpu) for gpu in physical]
+    if not any(splits):
+        return
+    for split in splits:
+        entry = virtual.add()
+        for logical in split or []:
+            if logical.memory_limit is not None:
+                entry.memory_limit_mb.append(logical.memory_limit)
+
+
+def num_replicas(strategy) -> int:
+    return strategy.num_replicas_in_sync if strategy is not None else 1
+
+
+class IteratorInitializerHook(tf.compat.v1.train.SessionRunHook):
+    """Initialises a strategy's input iterator once the session exists."""
+
+    def __init__(self, iterator):
+        self._iterator = iterator
+        self._ops = None
+
+    def begin(self):
+        self._ops = self._iterator.initialize()
+
+    def after_create_session(self, session, coord):
+        del coord
+        session.run(self._ops)
+
+
+def call_for_each_replica(strategy, fn, features, labels) -> List:
+    """Runs `fn(features, labels)` once per replica; returns what each call returned.
+
+    The per-replica results come back in replica order (replica 0 first), as
+    plain Python objects rather than regrouped values, so that EstimatorSpecs,
+    hooks and scaffolds keep their types.
+    """
+    results = {}
+
+    def replica_fn(features, labels):
+        context = tf.distribute.get_replica_context()
+        replica_id = tf.get_static_value(context.replica_id_in_sync_group)
+        results[int(replica_id)] = fn(features, labels)
+        return results[int(replica_id)].loss, results[int(replica_id)].train_op
+
+    per_replica = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
+    return [results[i] for i in sorted(results)], per_replica
+
+
+def reduce_loss(strategy, per_replica_loss):
+    """The loss to report: a mean when v1 optimizers scaled it by 1/replicas, else a sum.
+
+    This is the original's rule. With N replicas each computing the loss of its own
+    per-replica batch, the reported figure is the mean over the N batches when the
+    optimizer scaled the loss (tf.compat.v1 optimizers with a mean loss reduction),
+    and the sum of the N per-replica losses otherwise.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    scaled = getattr(graph, "_is_loss_scaled_by_optimizer", False)
+    op = tf.distribute.ReduceOp.MEAN if scaled else tf.distribute.ReduceOp.SUM
+    return strategy.reduce(op, per_replica_loss, axis=None)
