@@ -1,0 +1,1 @@
+"""The `python -m` binaries: the only code that reads flags."""
