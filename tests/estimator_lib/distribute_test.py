@@ -4,6 +4,7 @@ Every test here is bounded by a timeout: a hang is a failure, never a stuck suit
 """
 
 import tempfile
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import tf_keras
 from absl.testing import parameterized
 
 import estimator_lib as el
+from estimator_lib import distribute
 from tests.estimator_lib import testing
 
 pytestmark = pytest.mark.timeout(180)
@@ -85,12 +87,26 @@ class MirroredTrainingTest(parameterized.TestCase, tf.test.TestCase):
         self.assertGreater(results["accuracy"], 0.9)
 
     def test_devices_the_session_cannot_have_are_an_error_not_a_hang(self):
-        strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:5"])
-        config = el.RunConfig(model_dir=self._model_dir(), train_distribute=strategy)
-        with self.assertRaisesRegex(ValueError, r"names CPU devices \[0, 5\], but this process "
-                                                r"has 2 CPU device"):
+        # TensorFlow may refuse such a strategy itself once its runtime is up; either
+        # way training must fail at once with a message naming the devices.
+        with self.assertRaisesRegex((ValueError, tf.errors.InvalidArgumentError),
+                                    r"CPU:5|CPU devices \[0, 5\]"):
+            strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:5"])
+            config = el.RunConfig(model_dir=self._model_dir(), train_distribute=strategy)
             el.Estimator(testing.linear_model_fn, config=config).train(
                 testing.train_input_fn(), steps=1)
+
+    def test_session_config_check_names_the_missing_devices(self):
+        fake = mock.Mock()
+        fake.extended.worker_devices = ["/job:localhost/replica:0/task:0/device:CPU:0",
+                                        "/job:localhost/replica:0/task:0/device:CPU:5"]
+        with self.assertRaisesRegex(ValueError, r"names CPU devices \[0, 5\], but this process "
+                                                r"has 2 CPU device"):
+            distribute.session_config_for(fake, tf.compat.v1.ConfigProto())
+        fake.extended.worker_devices = ["/job:localhost/replica:0/task:0/device:CPU:0",
+                                        "/job:localhost/replica:0/task:0/device:CPU:1"]
+        config = distribute.session_config_for(fake, tf.compat.v1.ConfigProto())
+        self.assertEqual(config.device_count["CPU"], 2)
 
     def test_same_result_on_one_and_two_replicas_with_the_same_global_batch(self):
         x, y = testing.separable_data(64)
