@@ -70,21 +70,6 @@ def num_replicas(strategy) -> int:
     return strategy.num_replicas_in_sync if strategy is not None else 1
 
 
-class IteratorInitializerHook(tf.compat.v1.train.SessionRunHook):
-    """Initialises a strategy's input iterator once the session exists."""
-
-    def __init__(self, iterator):
-        self._iterator = iterator
-        self._ops = None
-
-    def begin(self):
-        self._ops = self._iterator.initialize()
-
-    def after_create_session(self, session, coord):
-        del coord
-        session.run(self._ops)
-
-
 def call_for_each_replica(strategy, fn, features, labels) -> List:
     """Runs `fn(features, labels)` once per replica; returns what each call returned.
 

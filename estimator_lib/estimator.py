@@ -144,8 +144,7 @@ class Estimator:
             return self._train_model_distributed(input_fn, hooks, saving_listeners)
         with tf.Graph().as_default() as graph, graph.device(self._config.device_fn):
             global_step = self._start_graph(graph)
-            features, labels, input_hooks = inputs.parse_input_fn_result(
-                self._call_input_fn(input_fn, ModeKeys.TRAIN))
+            features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
             restore_from = self.latest_checkpoint()
             self._prepare_restore_or_warm_start(spec, restore_from)
@@ -160,9 +159,10 @@ class Estimator:
                 strategy._scale_loss_for_estimator_enabled():  # pylint: disable=protected-access
             global_step = self._start_graph(graph)
             # As the original: the input_fn batches per replica and is not split.
-            iterator = strategy.make_input_fn_iterator(
-                lambda input_context: self._call_input_fn(input_fn, ModeKeys.TRAIN,
-                                                          input_context=input_context))
+            with inputs.feeding_large_arrays() as feeds:
+                iterator = strategy.make_input_fn_iterator(
+                    lambda input_context: self._call_input_fn(input_fn, ModeKeys.TRAIN,
+                                                              input_context=input_context))
             features, labels = inputs.split_features_and_labels(iterator.get_next())
             specs, (per_replica_loss, per_replica_train_op) = distribute.call_for_each_replica(
                 strategy, lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
@@ -176,7 +176,8 @@ class Estimator:
                 training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
             self._prepare_restore_or_warm_start(spec, self.latest_checkpoint())
             return self._train_with_spec(
-                spec, [distribute.IteratorInitializerHook(iterator)] + hooks, saving_listeners,
+                spec, [inputs.InputInitializerHook(iterator.initialize, feeds)] + hooks,
+                saving_listeners,
                 global_step, session_config=session_config)
 
     def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step,
@@ -254,8 +255,7 @@ class Estimator:
                          "initialization to evaluate.", self._model_dir)
         with tf.Graph().as_default() as graph:
             global_step = self._start_graph(graph)
-            features, labels, input_hooks = inputs.parse_input_fn_result(
-                self._call_input_fn(input_fn, ModeKeys.EVAL))
+            features, labels, input_hooks = self._input(input_fn, ModeKeys.EVAL)
             spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
             metrics = dict(spec.eval_metric_ops)
@@ -293,12 +293,7 @@ class Estimator:
                          "initialization to predict.", self._model_dir)
         with tf.Graph().as_default() as graph:
             self._start_graph(graph)
-            result = self._call_input_fn(input_fn, ModeKeys.PREDICT)
-            if not inputs.is_dataset(result):
-                logging.warning("Input graph does not use tf.data.Dataset or contain a "
-                                "QueueRunner. That means predict yields forever. This is "
-                                "probably a mistake.")
-            features, _, input_hooks = inputs.parse_input_fn_result(result)
+            features, _, input_hooks = self._input(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
             predictions = _extract_keys(spec.predictions, predict_keys)
@@ -388,6 +383,16 @@ class Estimator:
         # (see _call_model_fn), so a run reads the step before incrementing it.
         training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
         return global_step
+
+    def _input(self, input_fn, mode):
+        """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
+        with inputs.feeding_large_arrays() as feeds:
+            result = self._call_input_fn(input_fn, mode)
+        if mode == ModeKeys.PREDICT and not inputs.is_dataset(result):
+            logging.warning("Input graph does not use tf.data.Dataset or contain a "
+                            "QueueRunner. That means predict yields forever. This is "
+                            "probably a mistake.")
+        return inputs.parse_input_fn_result(result, feeds)
 
     def _call_input_fn(self, input_fn, mode, input_context=None):
         return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config,
