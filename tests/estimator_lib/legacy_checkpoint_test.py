@@ -14,6 +14,7 @@ import tensorflow as tf
 import tf_keras
 
 import estimator_lib as el
+from tests.estimator_lib import testing
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
@@ -35,26 +36,12 @@ def _copy(name, parent):
     return target
 
 
-def _model_fn(features, labels, mode):
-    logits = tf.compat.v1.layers.dense(features["x"], 2, name="dense")
-    predictions = {"classes": tf.argmax(logits, 1), "probabilities": tf.nn.softmax(logits)}
-    if mode == el.ModeKeys.PREDICT:
-        return el.EstimatorSpec(mode, predictions=predictions)
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-    train_op = tf.compat.v1.train.AdagradOptimizer(0.1).minimize(
-        loss, global_step=tf.compat.v1.train.get_global_step())
-    return el.EstimatorSpec(
-        mode, loss=loss, train_op=train_op, predictions=predictions,
-        eval_metric_ops={"accuracy": tf.compat.v1.metrics.accuracy(labels,
-                                                                   predictions["classes"])})
-
-
 class LegacyCheckpointTest(tf.test.TestCase):
 
     def test_custom_model_dir_resumes_with_its_values(self):
         record, x, y = _fixture("tf215_custom_model_dir")
         model_dir = _copy("tf215_custom_model_dir", tempfile.mkdtemp(dir=self.get_temp_dir()))
-        estimator = el.Estimator(_model_fn, model_dir=model_dir)
+        estimator = el.Estimator(testing.linear_model_fn, model_dir=model_dir)
         self.assertEqual(estimator.get_variable_names(), record["variable_names"])
         for name, value in record["variables"].items():
             self.assertAllClose(estimator.get_variable_value(name),
