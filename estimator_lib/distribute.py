@@ -1,7 +1,6 @@
 """Strategy plumbing for graph-mode training: devices, per-replica input and model_fn."""
 
 import re
-from typing import List
 
 import tensorflow as tf
 
@@ -70,23 +69,31 @@ def num_replicas(strategy) -> int:
     return strategy.num_replicas_in_sync if strategy is not None else 1
 
 
-def call_for_each_replica(strategy, fn, features, labels) -> List:
-    """Runs `fn(features, labels)` once per replica; returns what each call returned.
+def call_for_each_replica(strategy, fn, features, labels, *, outputs):
+    """Runs `fn(features, labels)` once per replica.
 
-    The per-replica results come back in replica order (replica 0 first), as
-    plain Python objects rather than regrouped values, so that EstimatorSpecs,
-    hooks and scaffolds keep their types.
+    Returns (results, regrouped): `results` are what each call returned, in replica
+    order (replica 0 first), as plain Python objects, so that EstimatorSpecs, hooks
+    and scaffolds keep their types; `regrouped` is the structure `outputs(result)`
+    picks from each, regrouped into per-replica values by the strategy.
     """
     results = {}
 
     def replica_fn(features, labels):
         context = tf.distribute.get_replica_context()
-        replica_id = tf.get_static_value(context.replica_id_in_sync_group)
-        results[int(replica_id)] = fn(features, labels)
-        return results[int(replica_id)].loss, results[int(replica_id)].train_op
+        replica_id = int(tf.get_static_value(context.replica_id_in_sync_group))
+        results[replica_id] = fn(features, labels)
+        return outputs(results[replica_id])
 
-    per_replica = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
-    return [results[i] for i in sorted(results)], per_replica
+    regrouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
+    return [results[i] for i in sorted(results)], regrouped
+
+
+def first_replica_value(strategy, value):
+    """The local value of replica 0 (the value itself when it is not distributed)."""
+    if isinstance(value, tf.distribute.DistributedValues):
+        return strategy.experimental_local_results(value)[0]
+    return value
 
 
 def reduce_loss(strategy, per_replica_loss):

@@ -1,5 +1,6 @@
 """Estimator: train, evaluate, predict and export a model_fn, one graph per call."""
 
+import contextlib
 import copy
 import os
 import tempfile
@@ -166,7 +167,7 @@ class Estimator:
             features, labels = inputs.split_features_and_labels(iterator.get_next())
             specs, (per_replica_loss, per_replica_train_op) = distribute.call_for_each_replica(
                 strategy, lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
-                features, labels)
+                features, labels, outputs=lambda spec: (spec.loss, spec.train_op))
             first = specs[0]
             # Hooks and the scaffold come from replica 0, as in the original.
             spec = EstimatorSpec(
@@ -253,33 +254,65 @@ class Estimator:
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to evaluate.", self._model_dir)
-        with tf.Graph().as_default() as graph:
+        strategy = self._config.eval_distribute
+        session_config = (distribute.session_config_for(strategy, self._session_config)
+                          if strategy is not None else self._session_config)
+        with tf.Graph().as_default() as graph, _scope(strategy):
             global_step = self._start_graph(graph)
-            features, labels, input_hooks = self._input(input_fn, ModeKeys.EVAL)
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+            if strategy is None:
+                features, labels, input_hooks = self._input(input_fn, ModeKeys.EVAL)
+                spec = self._eval_spec(features, labels)
+                update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
+            else:
+                spec, update_op, input_hooks = self._eval_spec_distributed(strategy, input_fn)
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
-            metrics = dict(spec.eval_metric_ops)
-            for reserved in ("loss", "global_step"):
-                if reserved in metrics:
-                    raise ValueError(
-                        f'Metric with name "{reserved}" is not allowed, because Estimator '
-                        "already defines a default metric with the same name.")
-            metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
-            final_ops = {name_: value for name_, (value, _) in metrics.items()}
+            final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
             final_ops["global_step"] = global_step
-            update_op = tf.group(*[update for _, update in metrics.values()])
             results = evaluation.run_evaluation(
                 checkpoint_path=checkpoint_path, scaffold=spec.scaffold, update_op=update_op,
                 final_ops=final_ops,
                 hooks=input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
                 + list(spec.evaluation_hooks),
-                master=self._config.evaluation_master, session_config=self._session_config)
+                master=self._config.evaluation_master, session_config=session_config)
         step = int(results["global_step"])
         output_dir = self.eval_dir(name)
         evaluation.write_dict_to_summary(output_dir, results, step)
         if checkpoint_path:
             evaluation.write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
         return results
+
+    def _eval_spec(self, features, labels):
+        """Calls model_fn in EVAL mode; its metrics gain `loss` (the mean over batches)."""
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+        metrics = dict(spec.eval_metric_ops)
+        for reserved in ("loss", "global_step"):
+            if reserved in metrics:
+                raise ValueError(
+                    f'Metric with name "{reserved}" is not allowed, because Estimator '
+                    "already defines a default metric with the same name.")
+        metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
+        return spec._replace(eval_metric_ops=metrics)
+
+    def _eval_spec_distributed(self, strategy, input_fn):
+        """EVAL graph with `eval_distribute`: model_fn per replica, metrics summed across.
+
+        tf.compat.v1 and Keras metrics keep their state in sync-on-read variables
+        and compute their value across replicas, so replica 0's value ops read the
+        aggregate; every replica's update ops run each step.
+        """
+        with inputs.feeding_large_arrays() as feeds:
+            iterator = strategy.make_input_fn_iterator(
+                lambda input_context: self._call_input_fn(input_fn, ModeKeys.EVAL,
+                                                          input_context=input_context))
+        features, labels = inputs.split_features_and_labels(iterator.get_next())
+        specs, updates = distribute.call_for_each_replica(
+            strategy, self._eval_spec, features, labels,
+            outputs=lambda spec: [update for _, update in spec.eval_metric_ops.values()])
+        first = specs[0]
+        metrics = {name: (distribute.first_replica_value(strategy, value), update)
+                   for name, (value, update) in first.eval_metric_ops.items()}
+        return (first._replace(eval_metric_ops=metrics), strategy.group(updates),
+                [inputs.InputInitializerHook(iterator.initialize, feeds)])
 
     # ---------------------------------------------------------------- predict
 
@@ -437,6 +470,10 @@ class Estimator:
                 f"model_fn should return an EstimatorSpec. Received: {type(spec).__name__} "
                 f"({spec!r:.200}).")
         return spec
+
+
+def _scope(strategy):
+    return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
 
 def _open_summary_writer_without_graph(logdir):

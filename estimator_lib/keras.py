@@ -140,12 +140,21 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
         predictions = dict(zip(output_names, model.outputs))
         loss = train_op = None
         metrics = None
+        replicas = tf.distribute.get_strategy().num_replicas_in_sync
         if mode != ModeKeys.PREDICT:
+            if replicas > 1:
+                # Keras already divided its loss by the replica count; a wrapped
+                # tf.compat.v1 optimizer would divide it again unless told the loss is
+                # summed (the original did divide twice: gradients 1/N too small).
+                tf.compat.v1.get_default_graph()._last_loss_reduction = (  # pylint: disable=protected-access
+                    tf.compat.v1.losses.Reduction.SUM)
             if mode == ModeKeys.TRAIN:
                 model._make_train_function()
             else:
                 model._make_test_function()
             loss = model.total_loss
+            if mode == ModeKeys.EVAL and replicas > 1:
+                loss = loss * replicas  # Report each batch's own mean loss, not 1/N of it.
             metrics = _estimator_metrics(model, metric_names_map)
         if mode == ModeKeys.TRAIN:
             train_op = model.train_function.updates_op

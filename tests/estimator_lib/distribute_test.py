@@ -134,3 +134,67 @@ class MirroredTrainingTest(parameterized.TestCase, tf.test.TestCase):
 
 if __name__ == "__main__":
     tf.test.main()
+
+
+class MirroredEvaluationTest(tf.test.TestCase):
+
+    def test_eval_distribute_gives_the_single_device_metrics(self):
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        el.Estimator(testing.linear_model_fn, model_dir=model_dir).train(
+            testing.train_input_fn(), steps=5)
+        single = el.Estimator(testing.linear_model_fn, model_dir=model_dir).evaluate(
+            testing.eval_input_fn(batch_size=8, n=64))
+        config = el.RunConfig(model_dir=model_dir, eval_distribute=_strategy())
+        mirrored = el.Estimator(testing.linear_model_fn, config=config).evaluate(
+            testing.eval_input_fn(batch_size=8, n=64))
+        self.assertEqual(sorted(mirrored), ["accuracy", "global_step", "loss"])
+        self.assertEqual(mirrored["global_step"], 5)
+        self.assertAllClose(mirrored["accuracy"], single["accuracy"])
+        self.assertAllClose(mirrored["loss"], single["loss"], rtol=1e-5)
+
+    def test_model_to_estimator_with_train_and_eval_distribute(self):
+        tf_keras.backend.clear_session()
+        model = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(4,))])
+        model.compile(tf_keras.optimizers.legacy.SGD(0.1),
+                      tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+        config = el.RunConfig(model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()),
+                              train_distribute=_strategy(), eval_distribute=_strategy())
+        estimator = el.model_to_estimator(model, config=config)
+        x, y = testing.separable_data(64)
+        key = model.input_names[0]
+
+        def input_fn():
+            return tf.data.Dataset.from_tensor_slices(({key: x}, y)).batch(8)
+
+        estimator.train(input_fn)
+        distributed = estimator.evaluate(input_fn)
+        local = el.model_to_estimator(
+            model, config=config.replace(train_distribute=None, eval_distribute=None)
+        ).evaluate(input_fn)
+        self.assertAllClose(distributed["accuracy"], local["accuracy"])
+        self.assertAllClose(distributed["loss"], local["loss"], rtol=1e-5)
+
+
+class KerasLossScalingTest(parameterized.TestCase, tf.test.TestCase):
+    """A Keras loss is divided by the replica count once, whichever optimizer applies it."""
+
+    @parameterized.parameters("keras_sgd", "tf1_gradient_descent")
+    def test_two_replicas_equal_one_with_the_same_global_batch(self, optimizer):
+        x, y = testing.separable_data(64)
+        kernels = []
+        for strategy, batch in ((None, 16), (_strategy(), 8)):
+            tf_keras.backend.clear_session()
+            model = tf_keras.Sequential([tf_keras.layers.Dense(
+                2, input_shape=(4,), kernel_initializer="zeros")])
+            model.compile(tf_keras.optimizers.legacy.SGD(0.5) if optimizer == "keras_sgd"
+                          else tf.compat.v1.train.GradientDescentOptimizer(0.5),
+                          tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            config = el.RunConfig(model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()),
+                                  train_distribute=strategy)
+            estimator = el.model_to_estimator(model, config=config, checkpoint_format="saver")
+            key = model.input_names[0]
+            estimator.train(lambda b=batch: tf.data.Dataset.from_tensor_slices(
+                ({key: x}, y)).batch(b), steps=2)
+            kernels.append(estimator.get_variable_value("dense/kernel"))
+        self.assertAllClose(kernels[0], kernels[1], atol=1e-6)
