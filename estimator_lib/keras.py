@@ -255,9 +255,14 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         raise ValueError(
             "Subclassed models cannot be converted with checkpoint_format='checkpoint'; pass "
             "checkpoint_format='saver' (name-based checkpoints) instead.")
-    if not _is_graph_network(keras_model) and not (
-            hasattr(keras_model, "get_config") and hasattr(type(keras_model), "from_config")):
-        raise ValueError("Subclassed models must implement `get_config` and `from_config`.")
+    if not _is_graph_network(keras_model):
+        try:
+            keras_model.get_config()
+        except NotImplementedError:
+            raise ValueError(
+                f"Subclassed models must implement `get_config` and `from_config` to be "
+                f"cloned into the Estimator's graph; {type(keras_model).__name__} does not.") \
+                from None
     if export_outputs is not None:
         unknown = set(export_outputs) - set(keras_model.output_names or [])
         if unknown:
