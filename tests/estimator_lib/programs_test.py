@@ -51,6 +51,37 @@ class MigrationGuideProgramTest(tf.test.TestCase):
         self.assertEqual(sorted(results), ["global_step", "loss"])
 
 
+class KerasModelToEstimatorTutorialTest(tf.test.TestCase):
+    """The public keras_model_to_estimator tutorial, with iris-shaped data inline."""
+
+    def test_tutorial_program(self):
+        tf.keras.backend.clear_session()
+        rng = np.random.RandomState(0)
+        labels = np.arange(150) % 3
+        features = (rng.randn(150, 4) * 0.3 + labels[:, None]).astype(np.float32)
+
+        model = tf.keras.models.Sequential([
+            tf.keras.layers.Dense(16, activation="relu", input_shape=(4,)),
+            tf.keras.layers.Dropout(0.2),
+            tf.keras.layers.Dense(3)
+        ])
+        model.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      optimizer="adam")
+
+        def input_fn():
+            dataset = tf.data.Dataset.from_tensor_slices((features, labels))
+            dataset = dataset.map(lambda features, labels: ({"dense_input": features}, labels))
+            dataset = dataset.batch(32).repeat()
+            return dataset
+
+        keras_estimator = estimator.model_to_estimator(
+            keras_model=model, model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+        keras_estimator.train(input_fn=input_fn, steps=50)
+        eval_result = keras_estimator.evaluate(input_fn=input_fn, steps=10)
+        self.assertEqual(sorted(eval_result), ["global_step", "loss"])
+        self.assertEqual(eval_result["global_step"], 50)
+
+
 class TimeHistory(estimator.SessionRunHook):
     """The seed program's timing hook, verbatim in spirit."""
 
