@@ -7,9 +7,14 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 # pylint: disable=g-bad-import-order,wrong-import-position
 from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
+from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
 from estimator_lib.estimator import Estimator
+from estimator_lib.exporter import BestExporter
+from estimator_lib.exporter import Exporter
+from estimator_lib.exporter import FinalExporter
+from estimator_lib.exporter import LatestExporter
 from estimator_lib.hooks import CheckpointSaverHook
 from estimator_lib.hooks import CheckpointSaverListener
 from estimator_lib.hooks import FeedFnHook
@@ -31,6 +36,9 @@ from estimator_lib.keras import model_to_estimator
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.run_config import RunConfig
+from estimator_lib.training import EvalSpec
+from estimator_lib.training import TrainSpec
+from estimator_lib.training import train_and_evaluate
 from estimator_lib.warm_starting import VocabInfo
 from estimator_lib.warm_starting import WarmStartSettings
 

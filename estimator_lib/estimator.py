@@ -187,6 +187,10 @@ class Estimator:
         if not _has_loss_summary(spec.loss):
             tf.compat.v1.summary.scalar("loss", spec.loss)
         scaffold = spec.scaffold
+        if scaffold.saver is not None and not tf.compat.v1.get_collection(
+                tf.compat.v1.GraphKeys.SAVERS):
+            # Hooks that save the variables (InMemoryEvaluatorHook) find it there.
+            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SAVERS, scaffold.saver)
         if scaffold.saver is None and not tf.compat.v1.get_collection(
                 tf.compat.v1.GraphKeys.SAVERS):
             tf.compat.v1.add_to_collection(
