@@ -27,6 +27,11 @@ from tensorflow.python.profiler import profiler_v2
 
 from estimator_lib.hooks import throughput
 
+try:  # The converter TensorBoard's profile plugin calls; not a public API.
+    from tensorflow.python.profiler.internal import _pywrap_profiler_plugin
+except ImportError:  # pragma: no cover
+    _pywrap_profiler_plugin = None
+
 logging = tf.compat.v1.logging
 
 
@@ -45,12 +50,13 @@ def xplane_to_chrome_trace(xplane_paths: List[str]) -> Optional[bytes]:
 
     Returns None when this TensorFlow build lacks the converter.
     """
+    if _pywrap_profiler_plugin is None:
+        logging.warning("This TensorFlow has no profile converter; no Chrome trace written.")
+        return None
     try:
-        # The converter TensorBoard's profile plugin calls; not a public API.
-        from tensorflow.python.profiler.internal import _pywrap_profiler_plugin  # pylint: disable=g-import-not-at-top
         data, ok = _pywrap_profiler_plugin.xspace_to_tools_data(
             list(xplane_paths), "trace_viewer@", {})
-    except (ImportError, AttributeError, TypeError, RuntimeError) as e:
+    except (AttributeError, TypeError, RuntimeError, ValueError) as e:
         logging.warning("Could not convert the profile to a Chrome trace: %s", e)
         return None
     return data if ok and data else None
@@ -76,9 +82,11 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
                 both captures are off.
         """
         if not output_dir:
-            raise ValueError(f"`output_dir` must name a folder. Received: output_dir={output_dir!r}.")
+            raise ValueError(
+                f"`output_dir` must name a folder. Received: output_dir={output_dir!r}.")
         if isinstance(first_step, bool) or not isinstance(first_step, int) or first_step < 0:
-            raise ValueError(f"`first_step` must be an int >= 0. Received: first_step={first_step!r}.")
+            raise ValueError(
+                f"`first_step` must be an int >= 0. Received: first_step={first_step!r}.")
         if isinstance(last_step, bool) or not isinstance(last_step, int) or last_step < first_step:
             raise ValueError(
                 f"`last_step` must be an int >= first_step ({first_step}). "
@@ -93,6 +101,7 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
         self._next_step = None
         self._tracing_step = None
         self._profiling = False
+        self._refused = False
         self._before_profile = set()
         self.written: List[str] = []
 
@@ -106,17 +115,15 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
     def after_create_session(self, session, coord):
         del coord
         self._next_step = int(session.run(self._step_tensor))
+        self._start_if_due()
 
     def before_run(self, run_context):
-        step = self._next_step
         self._tracing_step = None
         options = None
-        if self._first <= step <= self._last:
-            if self._profile and not self._profiling:
-                self._start_profiler()
-            elif not self._profile and not profiler_active():
-                options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-                self._tracing_step = step
+        if (not self._profile and self._first <= self._next_step <= self._last
+                and not profiler_active()):
+            options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+            self._tracing_step = self._next_step
         return tf.compat.v1.train.SessionRunArgs(self._step_tensor, options=options)
 
     def after_run(self, run_context, run_values):
@@ -128,6 +135,8 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
         self._next_step = int(run_values.results) + 1
         if self._profiling and self._next_step > self._last:
             self._stop_profiler()
+        else:
+            self._start_if_due()
 
     def end(self, session):
         if self._profiling:
@@ -136,11 +145,18 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
             logging.warning("ProfileStepsHook captured nothing: training ran no step in "
                             "%d..%d.", self._first, self._last)
 
+    def _start_if_due(self):
+        # Started between runs, never inside one: a hook that asked for a trace in
+        # its before_run would otherwise meet a profiler session in the same run.
+        if (self._profile and not self._profiling and not self._refused
+                and self._first <= self._next_step <= self._last):
+            self._start_profiler()
+
     def _start_profiler(self):
         if profiler_active():
             logging.warning("Another profiler session is running; steps %d..%d are not "
                             "profiled.", self._first, self._last)
-            self._profile = False
+            self._refused = True
             return
         self._before_profile = set(profile_files(self._output_dir))
         tf.profiler.experimental.start(self._output_dir)

@@ -51,18 +51,28 @@ def examples_per_second(batch_size: int, step_times: Sequence[float],
         ValueError: If `batch_size` is not positive, `warm_steps` is negative, no
             step follows the warm-up, or the measured steps took no time.
     """
-    _check_positive_int("batch_size", batch_size)
     _check_non_negative_int("warm_steps", warm_steps)
     measured = list(step_times)[warm_steps:]
     if not measured:
         raise ValueError(
             f"No step follows the {warm_steps} warm-up step(s): measure more steps or lower "
             f"`warm_steps`. Received: {len(step_times)} step time(s).")
-    seconds = float(sum(measured))
-    if seconds <= 0:
+    return examples_per_second_over(batch_size, steps=len(measured), seconds=sum(measured))
+
+
+def examples_per_second_over(batch_size: int, *, steps: int, seconds: float) -> float:
+    """`batch_size * steps / seconds`: the same figure from running totals.
+
+    Raises:
+        ValueError: If `batch_size` or `steps` is not positive, or `seconds` is not.
+    """
+    _check_positive_int("batch_size", batch_size)
+    _check_positive_int("steps", steps)
+    if not seconds > 0:
         raise ValueError(
-            f"The measured steps must take time. Received: step_times summing to {seconds}.")
-    return batch_size * len(measured) / seconds
+            f"The measured steps must take time. Received: seconds={float(seconds)} over "
+            f"{steps} step(s).")
+    return batch_size * steps / float(seconds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,7 +242,8 @@ class ExamplesPerSecondHook(TimeHistory):
         if every_n_steps is not None:
             _check_positive_int("every_n_steps", every_n_steps)
         if every_n_secs is not None and not every_n_secs > 0:
-            raise ValueError(f"`every_n_secs` must be > 0. Received: every_n_secs={every_n_secs!r}.")
+            raise ValueError(
+                f"`every_n_secs` must be > 0. Received: every_n_secs={every_n_secs!r}.")
         _check_non_negative_int("warm_steps", warm_steps)
         self._every_n_steps = every_n_steps
         self._every_n_secs = every_n_secs
@@ -242,7 +253,13 @@ class ExamplesPerSecondHook(TimeHistory):
             default_records_path(output_dir) if output_dir else None)
         self._step_tensor = None
         self._global_step = None
-        self._reported_steps = 0  # measured steps already in a report
+        self._reset_totals()
+
+    def _reset_totals(self):
+        # Running totals: a report costs O(1) however long the window or the training.
+        self._measured_secs = 0.0
+        self._window_steps = 0
+        self._window_secs = 0.0
 
     @classmethod
     def for_config(cls, per_replica_batch_size: int, *, config, strategy=None,
@@ -258,19 +275,21 @@ class ExamplesPerSecondHook(TimeHistory):
 
     @property
     def measured_steps(self) -> int:
+        """Steps after warm-up so far."""
         return max(0, len(self.wall_times) - self._warm_steps)
 
     def average_examples_per_second(self) -> Optional[float]:
         """Examples/sec over every step after warm-up so far; None before one."""
         if not self.measured_steps:
             return None
-        return examples_per_second(self._batch_size, self.wall_times, self._warm_steps)
+        return examples_per_second_over(self._batch_size, steps=self.measured_steps,
+                                        seconds=self._measured_secs)
 
     def begin(self):
         super().begin()
         self._step_tensor = global_step_read_tensor()
         self._global_step = None
-        self._reported_steps = 0
+        self._reset_totals()
 
     def before_run(self, run_context):
         super().before_run(run_context)
@@ -282,29 +301,29 @@ class ExamplesPerSecondHook(TimeHistory):
         super().after_run(run_context, run_values)
         self._global_step = (int(run_values.results) if self._step_tensor is not None
                              else len(self.wall_times))
-        if self._should_report():
+        if not self.measured_steps:
+            return
+        self._measured_secs += self.wall_times[-1]
+        self._window_steps += 1
+        self._window_secs += self.wall_times[-1]
+        if self._every_n_steps is not None:
+            due = self._window_steps >= self._every_n_steps
+        else:
+            due = self._window_secs >= self._every_n_secs
+        if due and self._window_secs > 0:
             self._report()
 
     def end(self, session):
-        if self.measured_steps > self._reported_steps:
+        if self._window_steps and self._window_secs > 0:
             self._report(final=True)
         if self._output_dir and self.measured_steps:
             flush_scalars(self._output_dir)
 
-    def _should_report(self):
-        window = self.measured_steps - self._reported_steps
-        if window <= 0:
-            return False
-        if self._every_n_steps is not None:
-            return window >= self._every_n_steps
-        return sum(self.wall_times[-window:]) >= self._every_n_secs
-
     def _report(self, final=False):
-        window = self.measured_steps - self._reported_steps
-        window_times = self.wall_times[-window:]
-        current = examples_per_second(self._batch_size, window_times)
+        window, window_secs = self._window_steps, self._window_secs
+        current = examples_per_second_over(self._batch_size, steps=window, seconds=window_secs)
         average = self.average_examples_per_second()
-        self._reported_steps = self.measured_steps
+        self._window_steps, self._window_secs = 0, 0.0
         steps_per_sec = current / self._batch_size
         batch = str(self._batch) if self._batch else str(self._batch_size)
         logging.info(
@@ -319,8 +338,8 @@ class ExamplesPerSecondHook(TimeHistory):
                 "kind": "examples_per_second", "global_step": self._global_step,
                 "examples_per_sec": current, "average_examples_per_sec": average,
                 "steps_per_sec": steps_per_sec, "window_steps": window,
-                "window_secs": float(sum(window_times)), "measured_steps": self.measured_steps,
-                "measured_secs": float(sum(self.wall_times[self._warm_steps:])),
+                "window_secs": window_secs, "measured_steps": self.measured_steps,
+                "measured_secs": self._measured_secs,
                 "warm_steps": self._warm_steps, "global_batch_size": self._batch_size,
                 "per_replica_batch_size": self._batch.per_replica if self._batch else None,
                 "replicas": (self._batch.replicas_per_worker * self._batch.workers
