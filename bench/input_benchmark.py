@@ -3,13 +3,21 @@
 A benchmark, not a test. On synthetic OCT-sized JPEGs (512x496 grayscale,
 written once under --data_dir) it measures images/s of:
 
-  raw            the limit: the same read+decode+resize function in a
-                 tf.while_loop per core (one Python thread each), no tf.data
-  pipeline       datasets.oct_folder.make_input_fn (TRAIN, 1 epoch/pass)
+  raw_gray       the limit: the least per-image work (read, decode one
+                 channel, resize, scale; what the pipeline maps per image) in
+                 a tf.while_loop per core (a Python thread each). No tf.data,
+                 no batch, no 3-channel output.
+  raw_rgb        the same loop doing the seed's per-image work (read, decode
+                 to RGB, convert, resize): a [224, 224, 3] image each.
+  pipeline       datasets.oct_folder.make_input_fn (TRAIN, 1 epoch per pass,
+                 3-channel [32, 224, 224, 3] batches, one-hot labels)
+  pipeline_rgb   the same with grayscale=False (each image decoded by its
+                 own colour model, a gray one copied to 3 channels)
   seed           the seed program's input_fn, ported verbatim to TF2 names
                  (shuffle_and_repeat, map_and_batch with os.cpu_count() calls,
                  decode to RGB, convert, resize; prefetch(4))
-  naive          `.map(fn).batch(b)` without num_parallel_calls
+  naive          the seed's map function as `.map(fn).batch(b)`, without
+                 num_parallel_calls
   tfrecord_jpeg  the TFRecord reader over the same JPEG bytes
   tfrecord_raw   the TFRecord reader over pre-resized uint8 pixels
 
@@ -74,24 +82,30 @@ def _convert(split: str, data_dir: str, image_format: str, size) -> str:
     return output
 
 
-def _counter(make_dataset):
+def _counter(data: tf.data.Dataset):
+    """Counts the images of one full pass, consumed inside the graph."""
     @tf.function
     def count():
-        data = make_dataset()
-        return data.reduce(tf.constant(0, tf.int64), lambda n, batch: n + tf.cast(
-            tf.shape(batch[0])[0], tf.int64))
+        return data.reduce(tf.constant(0, tf.int64),
+                           lambda n, batch: n + tf.cast(
+                               tf.shape(batch[0])[0], tf.int64))
     return count
 
 
-def _raw_loop(paths, size, threads):
+def _raw_loop(paths, size, threads, rgb):
     """Per thread: a tf.while_loop over its files, decode+resize each."""
     parts = [tf.constant(paths[i::threads]) for i in range(threads)]
 
-    @tf.function
+    def decode(path):
+        if rgb:
+            return _seed_image(path, size)
+        return images.decode_and_resize(tf.io.read_file(path),
+                                        image_size=size, channels=1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def loop(files):
         def body(i, total):
-            image = images.decode_and_resize(tf.io.read_file(files[i]),
-                                             image_size=size)
+            image = decode(files[i])
             return i + 1, total + tf.reduce_mean(image)
         _, total = tf.while_loop(
             lambda i, _: i < tf.shape(files)[0], body,
@@ -108,19 +122,28 @@ def _raw_loop(paths, size, threads):
     return run
 
 
-def _seed_input_fn(pattern, labels, image_size, batch_size):
-    """The seed's OCT input_fn with tf.contrib names swapped for tf.data's."""
+def _seed_map_func(labels, image_size):
+    """The seed's map function: label from the path, decode RGB, resize."""
     table = tf.lookup.StaticHashTable(
         tf.lookup.KeyValueTensorInitializer(
             tf.constant(labels), tf.range(len(labels), dtype=tf.int64)), -1)
 
     def map_func(filename):
         label = tf.strings.split([filename], sep=os.sep).values[-2]
-        image = tf.io.decode_jpeg(tf.io.read_file(filename), channels=3)
-        image = tf.image.convert_image_dtype(image, dtype=tf.float32)
-        image = tf.image.resize(image, size=image_size)
+        image = _seed_image(filename, image_size)
         return image, tf.one_hot(table.lookup(label), len(labels))
+    return map_func
 
+
+def _seed_image(filename, image_size):
+    image = tf.io.decode_jpeg(tf.io.read_file(filename), channels=3)
+    image = tf.image.convert_image_dtype(image, dtype=tf.float32)
+    return tf.image.resize(image, size=image_size)
+
+
+def _seed_input_fn(pattern, labels, image_size, batch_size):
+    """The seed's OCT input_fn with tf.contrib names swapped for tf.data's."""
+    map_func = _seed_map_func(labels, image_size)
     dataset = tf.data.Dataset.list_files(pattern, shuffle=True)
     dataset = dataset.apply(tf.data.experimental.shuffle_and_repeat(2048, 1))
     dataset = dataset.apply(tf.data.experimental.map_and_batch(
@@ -130,12 +153,8 @@ def _seed_input_fn(pattern, labels, image_size, batch_size):
 
 
 def _naive(pattern, size, batch_size):
-    def map_func(filename):
-        image = images.decode_and_resize(tf.io.read_file(filename),
-                                         image_size=size)
-        return image, tf.zeros([4])
     files = tf.data.Dataset.list_files(pattern, shuffle=True)
-    return files.map(map_func).batch(batch_size)
+    return files.map(_seed_map_func(list(CLASSES), size)).batch(batch_size)
 
 
 def main() -> None:
@@ -145,9 +164,10 @@ def main() -> None:
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--image_size", type=int, default=224)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--variants", default="raw,pipeline,seed,naive,"
-                        "tfrecord_jpeg,tfrecord_raw")
+    parser.add_argument("--variants", default="raw,pipeline,pipeline_rgb,"
+                        "seed,naive,tfrecord_jpeg,tfrecord_raw")
     args = parser.parse_args()
+    tf.get_logger().setLevel("ERROR")
     size = (args.image_size, args.image_size)
     split = _make_data(args.data_dir, args.num_images)
     paths = sorted(tf.io.gfile.glob(os.path.join(split, "*", "*.jpeg")))
@@ -157,47 +177,62 @@ def main() -> None:
     runners = {}
     names = args.variants.split(",")
     if "raw" in names:
-        runners["raw"] = _raw_loop(paths, size, cores)
+        runners["raw_gray"] = _raw_loop(paths, size, cores, rgb=False)
+        runners["raw_rgb"] = _raw_loop(paths, size, cores, rgb=True)
     if "pipeline" in names:
-        runners["pipeline"] = _counter(lambda: oct_folder.make_input_fn(
+        runners["pipeline"] = _counter(oct_folder.make_input_fn(
             args.data_dir, batch_size=batch, image_size=size,
             mode=pipeline.TRAIN, epochs=1)())
+    if "pipeline_rgb" in names:
+        runners["pipeline_rgb"] = _counter(oct_folder.make_input_fn(
+            args.data_dir, batch_size=batch, image_size=size,
+            grayscale=False, mode=pipeline.TRAIN, epochs=1)())
     if "seed" in names:
-        runners["seed"] = _counter(lambda: _seed_input_fn(
+        runners["seed"] = _counter(_seed_input_fn(
             pattern, list(CLASSES), size, batch))
     if "naive" in names:
-        runners["naive"] = _counter(lambda: _naive(pattern, size, batch))
+        runners["naive"] = _counter(_naive(pattern, size, batch))
     for image_format in ("jpeg", "raw"):
         name = f"tfrecord_{image_format}"
         if name in names:
             records = _convert(split, args.data_dir, image_format, size)
-            runners[name] = _counter(
-                lambda records=records: tfrecord_reader.make_input_fn(
-                    records, batch_size=batch, mode=pipeline.TRAIN,
-                    epochs=1)())
+            runners[name] = _counter(tfrecord_reader.make_input_fn(
+                records, batch_size=batch, grayscale=True,
+                mode=pipeline.TRAIN, epochs=1)())
+    load_before = f"{os.getloadavg()[0]:.2f}"
     rates = {name: [] for name in runners}
+    cpu = {name: [] for name in runners}
     for name, run in runners.items():
         run()  # Warm-up: tracing, autotuning, the page cache.
     for _ in range(args.repeats):
         for name, run in runners.items():
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             count = int(run())
             rates[name].append(count / (time.perf_counter() - start))
+            cpu[name].append((time.process_time() - start_cpu) / count)
             if count != len(paths):
                 raise RuntimeError(f"{name} read {count} of {len(paths)}.")
-    limit = statistics.median(rates["raw"]) if "raw" in rates else None
+    limit = statistics.median(rates["raw_gray"]) if "raw_gray" in rates \
+        else None
+    rgb_limit = statistics.median(rates["raw_rgb"]) if "raw_rgb" in rates \
+        else None
     print(f"\n{len(paths)} JPEGs 512x496 -> {size[0]}x{size[1]}, batch "
           f"{batch}, {cores} cores, TF {tf.__version__}, median of "
-          f"{args.repeats}")
-    print("| variant | images/s | x raw |")
-    print("| --- | ---: | ---: |")
+          f"{args.repeats}; load average before/after: {load_before} / "
+          f"{os.getloadavg()[0]:.2f}")
+    print("| variant | images/s (median) | images/s (best) | x raw_gray "
+          "| x raw_rgb | CPU ms/image (min) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, values in rates.items():
-        median = statistics.median(values)
+        median, best = statistics.median(values), max(values)
         ratio = f"{median / limit:.2f}" if limit else "-"
-        print(f"| {name} | {median:,.0f} | {ratio} |")
+        rgb_ratio = f"{median / rgb_limit:.2f}" if rgb_limit else "-"
+        print(f"| {name} | {median:,.0f} | {best:,.0f} | {ratio} | "
+              f"{rgb_ratio} | {min(cpu[name]) * 1000:.2f} |")
     if "pipeline" in rates and "tfrecord_raw" in rates:
-        print(f"\ntfrecord_raw / pipeline: "
-              f"{statistics.median(rates['tfrecord_raw']) / statistics.median(rates['pipeline']):.1f}x")
+        speedup = (statistics.median(rates["tfrecord_raw"])
+                   / statistics.median(rates["pipeline"]))
+        print(f"\ntfrecord_raw / pipeline: {speedup:.1f}x")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 from datasets import idx, pipeline, synthetic
-from datasets.errors import BadDataError, DownloadError
+from datasets.errors import DownloadError
 
 NUM_CLASSES = 10
 IMAGE_SHAPE = (28, 28)
@@ -101,10 +101,15 @@ def locate_files(data_dir: Optional[str] = None, *,
     if not download:
         raise DownloadError(
             f"Fashion-MNIST files not found: put {names} in {where}, or use "
-            "the synthetic dataset (synthetic=True).")
+            "the synthetic dataset (synthetic_data=True).")
     target = data_dir or cache
     report = progress or (lambda line: tf.compat.v1.logging.info(line))
-    os.makedirs(target, exist_ok=True)
+    try:
+        os.makedirs(target, exist_ok=True)
+    except OSError as error:
+        raise DownloadError(
+            f"Cannot create {target} to download Fashion-MNIST into "
+            f"({error.strerror}); put {names} in {where}.") from None
     for name, md5 in MD5.items():
         if _find(target, name):
             continue
@@ -136,7 +141,7 @@ def _download(url: str, path: str, md5: str, *, timeout: float, where: str,
         raise DownloadError(
             f"Could not download Fashion-MNIST from {url} ({reason}). Put "
             f"{names} in {where}, or use the synthetic dataset "
-            "(synthetic=True).") from None
+            "(synthetic_data=True).") from None
     finally:
         if os.path.exists(partial):
             os.remove(partial)
@@ -241,7 +246,9 @@ def make_input_fn(data_dir: Optional[str] = None, *, split: str = "train",
     if synthetic_data:
         size = num_examples or (synthetic.TRAIN_SIZE if split == "train"
                                 else synthetic.TEST_SIZE)
-        source = lambda: synthetic.dataset(size, seed=seed or 0, split=split)
+
+        def source():
+            return synthetic.dataset(size, seed=seed or 0, split=split)
     else:
         paths = locate_files(data_dir, cache_dir=cache_dir, download=download)
         images_name, labels_name = FILES[split]

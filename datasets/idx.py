@@ -116,7 +116,8 @@ def write(path: str, array: np.ndarray) -> None:
     """Writes a uint8 array as IDX; gzipped when `path` ends in .gz."""
     array = np.asarray(array)
     if array.dtype != np.uint8:
-        raise ValueError(f"`array` must be uint8. Received: dtype={array.dtype}.")
+        raise ValueError(
+            f"`array` must be uint8. Received: dtype={array.dtype}.")
     header = bytes([0, 0, _UBYTE, array.ndim]) + struct.pack(
         f">{array.ndim}I", *array.shape)
     opener = gzip.open if path.endswith(".gz") else open

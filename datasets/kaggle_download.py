@@ -154,7 +154,11 @@ def download_dataset(dataset: str, data_dir: str, *, force: bool = False,
         if find_credentials(environ, home) is None:
             raise DownloadError(MISSING_CREDENTIALS)
         api_factory = _import_api
-    os.makedirs(data_dir, exist_ok=True)
+    try:
+        os.makedirs(data_dir, exist_ok=True)
+    except OSError as error:
+        raise DownloadError(f"Cannot create `data_dir` {data_dir} "
+                            f"({error.strerror}).") from None
     try:
         api = api_factory()
         api.dataset_download_files(dataset, path=data_dir, force=force,

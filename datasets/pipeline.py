@@ -58,7 +58,8 @@ def check_mode(mode: Optional[str], *, allow_none: bool = True) -> None:
 
 
 def wrap_input_fn(build: Callable[[InputFnCall], tf.data.Dataset], *,
-                  mode: Optional[str] = None, name: str = "input_fn") -> InputFn:
+                  mode: Optional[str] = None,
+                  name: str = "input_fn") -> InputFn:
     """Makes an input_fn with the optional arguments the Estimator passes.
 
     Args:

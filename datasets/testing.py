@@ -68,7 +68,7 @@ def write_textured_jpegs(folder: str, *, count: int,
     base = rng.randint(0, 256, (height // 8, width // 8, 1)).astype(np.uint8)
     smooth = tf.image.resize(base, (height, width)).numpy()
     for i in range(count):
-        noise = rng.randint(-24, 25, (height, width, 1))
+        noise = rng.randint(-6, 7, (height, width, 1))
         pixels = np.clip(smooth + noise + (i % 17) - 8, 0, 255).astype(np.uint8)
         name = class_names[i % len(class_names)]
         path = os.path.join(folder, name, f"{name}-{i:06d}.jpeg")

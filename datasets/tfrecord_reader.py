@@ -23,7 +23,8 @@ def make_input_fn(tfrecord_dir: str, *, name: str = "train",
                   global_batch_size: Optional[int] = None,
                   mode: Optional[str] = None,
                   image_size: Optional[images.ImageSize] = None,
-                  channels: int = 3, one_hot: bool = True,
+                  channels: int = 3, grayscale: bool = False,
+                  one_hot: bool = True,
                   epochs: Optional[int] = None, shuffle_buffer: int = 2048,
                   seed: Optional[int] = None,
                   cycle_length: Optional[int] = None,
@@ -49,6 +50,9 @@ def make_input_fn(tfrecord_dir: str, *, name: str = "train",
         image_size: Output size; default the stored size ('raw') or 224
             ('jpeg'). A raw set read at another size is resized.
         channels: 3 (one stored channel is copied) or 1.
+        grayscale: For 'jpeg' records, decode one channel and copy it to
+            `channels` per batch (faster for grayscale sets such as OCT;
+            colour images become gray). Raw records keep what was stored.
         one_hot: One-hot float labels; else int32 indices.
         epochs: Passes over the data in TRAIN.
         shuffle_buffer: Records in the shuffle buffer.
@@ -83,22 +87,34 @@ def make_input_fn(tfrecord_dir: str, *, name: str = "train",
         label = tf.cast(label, tf.int32)
         return tf.one_hot(label, num_classes) if one_hot else label
 
+    # Only what the model gets: parsing the names too costs time per record.
+    features = {key: tfrecords.FEATURES[key]
+                for key in (tfrecords.ENCODED, tfrecords.LABEL)}
+
+    expand = grayscale and channels > 1 and not raw
+
     def parse_jpeg(record):
-        example = tf.io.parse_single_example(record, tfrecords.FEATURES)
-        image = images.decode_and_resize(
-            example[tfrecords.ENCODED], image_size=size, channels=channels)
+        example = tf.io.parse_single_example(record, features)
+        decode = (images.decode_and_resize_pixels if expand
+                  else images.decode_and_resize)
+        image = decode(example[tfrecords.ENCODED], image_size=size,
+                       channels=1 if expand else channels)
         return image, label_of(example[tfrecords.LABEL])
 
     def parse_raw_batch(records):
-        example = tf.io.parse_example(records, tfrecords.FEATURES)
+        example = tf.io.parse_example(records, features)
         pixels = tf.io.decode_raw(example[tfrecords.ENCODED], tf.uint8)
         pixels = tf.reshape(pixels, [-1, *stored, metadata["channels"]])
         image = tf.cast(pixels, tf.float32)
         if size != stored:
             image = images.resize_pixels(image, size)
-        if metadata["channels"] == 3 and channels == 1:
-            image = tf.image.rgb_to_grayscale(image)
-        image = images.gray_to_channels(image * (1.0 / 255.0), channels)
+        if metadata["channels"] == channels:
+            image = image * (1 / 255.0)
+        elif channels == 1:
+            image = tf.image.rgb_to_grayscale(image) * (1 / 255.0)
+        else:
+            image = images.gray_to_channels(image, channels,
+                                            scale=1 / 255.0)
         return image, label_of(example[tfrecords.LABEL])
 
     def build(call: pipeline.InputFnCall) -> tf.data.Dataset:
@@ -140,6 +156,10 @@ def make_input_fn(tfrecord_dir: str, *, name: str = "train",
                                           batch_size=batch,
                                           drop_remainder=drop_remainder,
                                           deterministic=order)
+            if expand:
+                data = data.map(lambda features, labels: (
+                    images.gray_to_channels(features, channels,
+                                            scale=1 / 255.0), labels))
         if call.mode == pipeline.PREDICT:
             data = data.map(lambda features, labels: features)
         data = pipeline.prefetch(data, prefetch_buffer)

@@ -50,7 +50,7 @@ class LocateTest(tf.test.TestCase):
     def test_missing_without_download_says_where_to_put_files(self):
         with self.assertRaisesRegex(
                 DownloadError, r"put train-images-idx3-ubyte.gz.* in "
-                f".*data or .*fashion-mnist"):
+                r".*data or .*fashion-mnist"):
             fashion_mnist.locate_files(self.data_dir,
                                        cache_dir=self.cache_dir,
                                        download=False)

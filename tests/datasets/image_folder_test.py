@@ -84,6 +84,35 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
         self.assertEqual(features.dtype, tf.float32)
         self.assertBetween(float(tf.reduce_max(features)), 0.0, 1.0)
 
+    def test_grayscale_mode_gives_the_same_tensors_for_gray_images(self):
+        folder = tempfile.mkdtemp(dir=self.get_temp_dir())
+        testing.write_textured_jpegs(folder, count=4, height=40, width=36,
+                                     class_names=("a", "b"))
+        results = []
+        for grayscale in (False, True):
+            input_fn = image_folder.make_input_fn(
+                folder, batch_size=4, image_size=(12, 10),
+                grayscale=grayscale)
+            results.append(next(iter(input_fn(mode=pipeline.EVAL))))
+            predicted = next(iter(input_fn(mode=pipeline.PREDICT)))
+        self.assertAllClose(results[0][0], results[1][0], atol=1e-6)
+        self.assertAllEqual(results[0][1], results[1][1])
+        self.assertEqual(predicted.shape, (4, 12, 10, 3))
+
+    def test_grayscale_mode_makes_colour_images_gray(self):
+        folder = tempfile.mkdtemp(dir=self.get_temp_dir())
+        testing.write_image_folder(folder, class_names=("a",), per_class=1,
+                                   channels=3)
+        path = os.path.join(folder, "a", "img_000.jpeg")
+        pixels = np.zeros((16, 16, 3), np.uint8)
+        pixels[..., 0] = 250
+        with open(path, "wb") as f:
+            f.write(testing.jpeg_bytes(pixels))
+        features, _ = next(iter(image_folder.make_input_fn(
+            folder, batch_size=1, image_size=8, grayscale=True,
+            mode=pipeline.EVAL)()))
+        self.assertAllClose(features[..., 0], features[..., 1])
+
     def test_default_size_is_224(self):
         data = image_folder.make_input_fn(self.folder, batch_size=2,
                                           mode=pipeline.EVAL)()
@@ -134,12 +163,13 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
                          ((bad, "truncated JPEG"),))
         self.assertEqual(sorted(_examples(input_fn())), self.expected)
 
-    def test_a_file_outside_the_classes_never_gets_a_label(self):
-        parse = image_folder.make_parse_fn(("CNV",), image_size=4)
-        path = tf.constant(next(p for p in self.written if "NORMAL" in p))
-        with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
-                                    r"No class folder for file"):
-            parse(path)
+    def test_files_are_labelled_by_their_own_folder(self):
+        listing = self._fn(batch_size=1, mode=pipeline.EVAL).listing
+        pairs = list(image_folder.files_dataset(listing).as_numpy_iterator())
+        self.assertLen(pairs, 9)
+        for path, label in pairs:
+            folder = os.path.basename(os.path.dirname(path.decode()))
+            self.assertEqual(listing.class_names[label], folder)
 
     def test_graph_mode_with_global_batch_over_two_replicas(self):
         input_fn = self._fn(global_batch_size=6)
@@ -152,6 +182,15 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
                 session.run(iterator.initializer)
                 values = session.run(labels)
         self.assertEqual(values.shape, (3, 3))
+
+    def test_no_file_list_is_frozen_into_the_graph(self):
+        input_fn = self._fn(batch_size=2, mode=pipeline.TRAIN)
+        graph = tf.Graph()
+        with graph.as_default():
+            input_fn()
+        serialized = graph.as_graph_def().SerializeToString()
+        self.assertNotIn(b"img_000.jpeg", serialized)
+        self.assertIn(b"*.jpeg", serialized)
 
     def test_glob_characters_in_the_folder_still_work(self):
         folder = os.path.join(self.get_temp_dir(), "odd[1]")

@@ -181,7 +181,8 @@ class FileInputFnTest(tf.test.TestCase):
 
     def test_eval_reads_once_in_order(self):
         data = self._fn(batch_size=4, mode=pipeline.EVAL)()
-        batches = [(f.tolist(), l.tolist()) for f, l in data.as_numpy_iterator()]
+        batches = [(f.tolist(), l.tolist())
+                   for f, l in data.as_numpy_iterator()]
         self.assertEqual(batches, [([0, 1, 2, 3], [0, 10, 20, 30]),
                                    ([4, 5], [40, 50])])
 
