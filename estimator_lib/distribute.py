@@ -1,6 +1,7 @@
 """Strategy plumbing for graph-mode training: devices, per-replica input and model_fn."""
 
 import re
+from typing import Tuple
 
 import tensorflow as tf
 
@@ -27,6 +28,12 @@ def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
     """
     config = tf.compat.v1.ConfigProto()
     config.CopyFrom(session_config)
+    update = getattr(strategy.extended, "_update_config_proto", None)
+    if update is not None:
+        # The strategy's own session settings: for multi-worker strategies the
+        # collective group leader and a device filter for this task, without which
+        # every worker's session waits for all the others.
+        config = update(config)
     cpus = _device_indices(strategy, "CPU")
     if cpus:
         config.device_count["CPU"] = max(config.device_count.get("CPU", 1), max(cpus) + 1)
@@ -63,6 +70,21 @@ def _copy_virtual_gpus(config):
         for logical in split or []:
             if logical.memory_limit is not None:
                 entry.memory_limit_mb.append(logical.memory_limit)
+
+
+def roles(config) -> Tuple[bool, bool]:
+    """(initializes variables, writes checkpoints and summaries) for this task.
+
+    Under a multi-worker strategy every worker holds its own copy of the variables
+    and initialises it (initial values are broadcast from the chief), but only the
+    chief writes checkpoints and summaries. Otherwise the chief does both.
+    """
+    strategy = config.train_distribute
+    if strategy is not None and config.cluster_spec.as_dict() and \
+            getattr(strategy.extended, "experimental_between_graph", False):
+        return (bool(strategy.extended.experimental_should_init),
+                bool(strategy.extended.should_checkpoint))
+    return config.is_chief, config.is_chief
 
 
 def num_replicas(strategy) -> int:

@@ -217,7 +217,7 @@ class Estimator:
                 save_steps=config.save_checkpoints_steps, scaffold=scaffold,
                 save_graph_def=config.checkpoint_save_graph_def))
             saver_hooks = chief_hooks[:1]
-        if saving_listeners:
+        if saving_listeners and distribute.roles(config)[1]:
             if not saver_hooks:
                 raise ValueError(
                     "There should be a CheckpointSaverHook to use saving_listeners. Please set "
@@ -226,17 +226,21 @@ class Estimator:
             # Both our hook and TensorFlow's keep their listeners in `_listeners`.
             saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
 
-        _open_summary_writer_without_graph(self._model_dir)
+        initializes, writes = distribute.roles(config)
+        if writes:
+            _open_summary_writer_without_graph(self._model_dir)
         loss = None
         any_step_done = False
         with tf.compat.v1.train.MonitoredTrainingSession(
-                master=config.master, is_chief=config.is_chief,
+                master=config.master, is_chief=initializes,
                 checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=worker_hooks,
-                chief_only_hooks=chief_hooks + list(spec.training_chief_hooks),
-                save_checkpoint_secs=0, save_summaries_steps=config.save_summary_steps,
+                chief_only_hooks=(chief_hooks + list(spec.training_chief_hooks)) if writes
+                else None,
+                save_checkpoint_secs=0,
+                save_summaries_steps=config.save_summary_steps if writes else None,
                 save_summaries_secs=None, config=session_config or self._session_config,
                 max_wait_secs=config.session_creation_timeout_secs,
-                log_step_count_steps=config.log_step_count_steps,
+                log_step_count_steps=config.log_step_count_steps if writes else None,
                 save_graph_def=config.checkpoint_save_graph_def) as session:
             while not session.should_stop():
                 _, loss = session.run([spec.train_op, spec.loss])

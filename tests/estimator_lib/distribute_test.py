@@ -98,6 +98,7 @@ class MirroredTrainingTest(parameterized.TestCase, tf.test.TestCase):
 
     def test_session_config_check_names_the_missing_devices(self):
         fake = mock.Mock()
+        fake.extended._update_config_proto = lambda config: config
         fake.extended.worker_devices = ["/job:localhost/replica:0/task:0/device:CPU:0",
                                         "/job:localhost/replica:0/task:0/device:CPU:5"]
         with self.assertRaisesRegex(ValueError, r"names CPU devices \[0, 5\], but this process "
