@@ -74,7 +74,8 @@ class CheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
 
     def __init__(self, checkpoint_dir: str, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename: str = "model.ckpt", scaffold=None,
-                 listeners: Optional[Iterable] = None, save_graph_def: bool = True):
+                 listeners: Optional[Iterable] = None, save_graph_def: bool = True,
+                 save_on_create: bool = True):
         logging.info("Create CheckpointSaverHook.")
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
@@ -86,6 +87,10 @@ class CheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
                                                            every_steps=save_steps)
         self._listeners = list(listeners or [])
         self._save_graph_def = save_graph_def
+        # Multi-worker training turns this off: a step-0 checkpoint written while
+        # another worker is still starting would be restored by it alone, and the
+        # workers' variables (and collectives) would no longer match.
+        self._save_on_create = save_on_create
         self._meta_graph_def = None
         self._global_step_tensor = None
         self._summary_writer = None
@@ -111,7 +116,8 @@ class CheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
             self._summary_writer.add_event(
                 tf.compat.v1.Event(graph_def=graph_def.SerializeToString()))
             self._summary_writer.add_meta_graph(self._meta_graph_def)
-        self._save(session, global_step)
+        if self._save_on_create:
+            self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
 
     def before_run(self, run_context):

@@ -79,12 +79,17 @@ def roles(config) -> Tuple[bool, bool]:
     and initialises it (initial values are broadcast from the chief), but only the
     chief writes checkpoints and summaries. Otherwise the chief does both.
     """
-    strategy = config.train_distribute
-    if strategy is not None and config.cluster_spec.as_dict() and \
-            getattr(strategy.extended, "experimental_between_graph", False):
-        return (bool(strategy.extended.experimental_should_init),
-                bool(strategy.extended.should_checkpoint))
+    if is_multi_worker(config):
+        extended = config.train_distribute.extended
+        return bool(extended.experimental_should_init), bool(extended.should_checkpoint)
     return config.is_chief, config.is_chief
+
+
+def is_multi_worker(config) -> bool:
+    """True for between-graph training across a TF_CONFIG cluster (each worker a graph)."""
+    strategy = config.train_distribute
+    return bool(strategy is not None and config.cluster_spec.as_dict()
+                and getattr(strategy.extended, "experimental_between_graph", False))
 
 
 def num_replicas(strategy) -> int:

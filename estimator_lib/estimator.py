@@ -203,7 +203,8 @@ class Estimator:
         worker_hooks.append(tf.compat.v1.train.NanTensorHook(spec.loss))
         if config.log_step_count_steps is not None:
             worker_hooks.append(tf.compat.v1.train.LoggingTensorHook(
-                {"loss": spec.loss, "step": global_step},
+                {"loss": spec.loss,
+                 "step": training_util._get_or_create_global_step_read()},  # pylint: disable=protected-access
                 every_n_iter=config.log_step_count_steps))
         worker_hooks.extend(spec.training_hooks)
 
@@ -215,7 +216,8 @@ class Estimator:
             chief_hooks.append(checkpoints.CheckpointSaverHook(
                 self._model_dir, save_secs=config.save_checkpoints_secs,
                 save_steps=config.save_checkpoints_steps, scaffold=scaffold,
-                save_graph_def=config.checkpoint_save_graph_def))
+                save_graph_def=config.checkpoint_save_graph_def,
+                save_on_create=not distribute.is_multi_worker(config)))
             saver_hooks = chief_hooks[:1]
         if saving_listeners and distribute.roles(config)[1]:
             if not saver_hooks:
@@ -422,7 +424,18 @@ class Estimator:
         global_step = tf.compat.v1.train.create_global_step(graph)
         # The hooks read the step through this tensor; model_fn's ops depend on it
         # (see _call_model_fn), so a run reads the step before incrementing it.
-        training_util._get_or_create_global_step_read(graph)  # pylint: disable=protected-access
+        # TensorFlow's own version reads `initialized_value()`, which also evaluates
+        # the initial value: under MultiWorkerMirroredStrategy that is a collective
+        # broadcast, and a read by one worker alone (a chief-only hook) would leave
+        # the workers' collectives out of step, hanging the next training step.
+        # Like TensorFlow's, it reads 0 before initialisation (a Saver built in model_fn
+        # restores under this dependency, before the step exists).
+        with graph.name_scope(None), graph.name_scope(global_step.op.name + "/"):
+            read = tf.compat.v1.cond(
+                tf.compat.v1.is_variable_initialized(global_step),
+                global_step.read_value, lambda: tf.zeros([], global_step.dtype),
+                name="read_for_hooks")
+        graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         return global_step
 
     def _input(self, input_fn, mode):
