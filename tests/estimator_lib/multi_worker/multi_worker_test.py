@@ -1,0 +1,104 @@
+"""Two training processes and an evaluator on 127.0.0.1, each with its own TF_CONFIG.
+
+Every process is killed with SIGKILL if the test runs out of time.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import estimator_lib as el
+from tests.estimator_lib.multi_worker import program
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program.py")
+_DEADLINE_SECS = 240
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _launch(tasks, cluster, model_dir, out_dir):
+    procs = {}
+    for task_type, index in tasks:
+        env = dict(os.environ, PYTHONPATH=_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+                   TF_CONFIG=json.dumps({"cluster": cluster,
+                                         "task": {"type": task_type, "index": index}}))
+        log = open(os.path.join(out_dir, f"{task_type}{index}.log"), "w")
+        procs[f"{task_type}{index}"] = subprocess.Popen(
+            [sys.executable, _PROGRAM, model_dir, out_dir], env=env, stdout=log,
+            stderr=subprocess.STDOUT)
+    return procs
+
+
+def _wait_all(procs, deadline):
+    try:
+        for proc in procs.values():
+            proc.wait(timeout=max(1, deadline - time.time()))
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()  # SIGKILL: a lone collective worker ignores SIGTERM.
+                proc.wait()
+
+
+@pytest.mark.timeout(_DEADLINE_SECS + 60)
+class MultiWorkerTest(tf.test.TestCase):
+
+    def test_chief_and_worker_train_in_sync_and_evaluator_evaluates(self):
+        cluster = {"chief": [f"127.0.0.1:{_free_port()}"],
+                   "worker": [f"127.0.0.1:{_free_port()}"]}
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        out_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        procs = _launch([("chief", 0), ("worker", 0), ("evaluator", 0)], cluster, model_dir,
+                        out_dir)
+        _wait_all(procs, time.time() + _DEADLINE_SECS)
+
+        def log(name):
+            with open(os.path.join(out_dir, name + ".log")) as f:
+                return f.read()
+
+        for name, proc in procs.items():
+            self.assertEqual(proc.returncode, 0, f"{name} failed:\n{log(name)[-3000:]}")
+            self.assertIn(f"DONE {name}", log(name))
+        # Synchronous training: both workers end with identical weights ...
+        chief = np.load(os.path.join(out_dir, "chief0.npy"))
+        worker = np.load(os.path.join(out_dir, "worker0.npy"))
+        self.assertAllEqual(chief, worker)
+        # ... the chief alone wrote one set of checkpoints, up to max_steps ...
+        self.assertEqual(tf.train.load_variable(model_dir, "global_step"), program.MAX_STEPS)
+        self.assertEqual(np.asarray(tf.train.load_variable(model_dir, "dense/kernel")).shape,
+                         chief.shape)
+        self.assertAllClose(tf.train.load_variable(model_dir, "dense/kernel"), chief)
+        # ... and the evaluator evaluated them, the last at max_steps.
+        results = el.experimental.read_eval_metrics(os.path.join(model_dir, "eval"))
+        self.assertIn(program.MAX_STEPS, results)
+        self.assertIn("accuracy", results[program.MAX_STEPS])
+
+    def test_parameter_servers_are_refused(self):
+        cluster = {"chief": ["127.0.0.1:1"], "ps": ["127.0.0.1:2"]}
+        env = {"TF_CONFIG": json.dumps({"cluster": cluster,
+                                        "task": {"type": "chief", "index": 0}})}
+        with tf.compat.v1.test.mock.patch.dict(os.environ, env):
+            estimator = el.Estimator(program.model_fn,
+                                     model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+            with self.assertRaisesRegex(ValueError, "Parameter-server training .* is not "
+                                                    "supported.*MultiWorkerMirroredStrategy"):
+                el.train_and_evaluate(estimator, el.TrainSpec(program.input_fn, max_steps=1),
+                                      el.EvalSpec(program.input_fn))
+
+
+if __name__ == "__main__":
+    tf.test.main()

@@ -1,0 +1,72 @@
+"""A multi-worker Estimator program: run once per task, each with its own TF_CONFIG.
+
+    TF_CONFIG='{"cluster": {...}, "task": {"type": "worker", "index": 0}}' \
+        python program.py MODEL_DIR OUT_DIR
+
+The same script runs on every task, as in the original's multi-worker guide.
+Each training task writes its final weights to OUT_DIR/<task>.npy.
+"""
+
+import json
+import os
+import sys
+
+import estimator_lib as el  # noqa: I100  (before TensorFlow: Keras 2)
+import numpy as np
+import tensorflow as tf
+
+MAX_STEPS = 12
+
+
+def input_fn(mode, input_context=None):
+    rng = np.random.RandomState(0)
+    x = rng.randn(256, 4).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.int32)
+    dataset = tf.data.Dataset.from_tensor_slices(({"x": x}, y))
+    if input_context is not None:
+        dataset = dataset.shard(input_context.num_input_pipelines,
+                                input_context.input_pipeline_id)
+    if mode == el.ModeKeys.TRAIN:
+        dataset = dataset.repeat()
+    return dataset.batch(16)
+
+
+def model_fn(features, labels, mode):
+    logits = tf.compat.v1.layers.dense(features["x"], 2)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(
+        loss, global_step=tf.compat.v1.train.get_global_step())
+    accuracy = tf.compat.v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+    return el.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                            eval_metric_ops={"accuracy": accuracy})
+
+
+class DumpWeights(el.SessionRunHook):
+    """Saves this worker's final weights, to compare the workers' copies."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def end(self, session):
+        kernel = [v for v in tf.compat.v1.trainable_variables() if "kernel" in v.name][0]
+        np.save(self._path, session.run(kernel))
+
+
+def main(model_dir, out_dir):
+    task = json.loads(os.environ["TF_CONFIG"])["task"]
+    strategy = (tf.distribute.MultiWorkerMirroredStrategy()
+                if task["type"] != "evaluator" else None)
+    config = el.RunConfig(model_dir=model_dir, train_distribute=strategy,
+                          save_checkpoints_steps=4, log_step_count_steps=4,
+                          tf_random_seed=1)
+    estimator = el.Estimator(model_fn, config=config)
+    name = f"{task['type']}{task['index']}"
+    train_spec = el.TrainSpec(input_fn, max_steps=MAX_STEPS,
+                              hooks=[DumpWeights(os.path.join(out_dir, name + ".npy"))])
+    eval_spec = el.EvalSpec(input_fn, steps=None, start_delay_secs=0, throttle_secs=1)
+    el.train_and_evaluate(estimator, train_spec, eval_spec)
+    print("DONE", name, flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
