@@ -12,6 +12,9 @@ import time
 from typing import Callable, Dict, Optional
 
 import tensorflow as tf
+from tensorflow.python.training import training_util
+
+from estimator_lib import distribute
 
 logging = tf.compat.v1.logging
 
@@ -56,15 +59,64 @@ class _StopOnPredicateHook(tf.compat.v1.train.SessionRunHook):
                 run_context.request_stop()
 
 
+class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
+    """Every N steps each worker votes; a sum all-reduce stops them all at one step.
+
+    Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
+    alone would leave the others waiting in their next all-reduce forever.
+    """
+
+    def __init__(self, should_stop_fn, run_every_steps, strategy):
+        if not callable(should_stop_fn):
+            raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
+        self._should_stop_fn = should_stop_fn
+        self._every = run_every_steps
+        self._strategy = strategy
+        self._step = self._vote = self._votes = None
+
+    def begin(self):
+        self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        self._vote = tf.compat.v1.placeholder(tf.float32, [], name="early_stopping_vote")
+        with self._strategy.scope():
+            per_replica = self._strategy.extended.call_for_each_replica(
+                lambda: tf.identity(self._vote))
+            self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
+                                                axis=None)
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        step = run_values.results + 1
+        if step % self._every:
+            return
+        vote = 1.0 if self._should_stop_fn() else 0.0
+        if run_context.session.run(self._votes, feed_dict={self._vote: vote}) > 0:
+            logging.info("Requesting early stopping at global step %d (all workers).", step)
+            run_context.request_stop()
+
+
 def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                              run_every_secs: Optional[float] = 60,
                              run_every_steps: Optional[int] = None):
-    """A hook that stops training when `should_stop_fn()` returns True."""
-    del estimator  # Kept for the original's signature.
+    """A hook that stops training when `should_stop_fn()` returns True.
+
+    Works with any train_distribute. Across several workers
+    (MultiWorkerMirroredStrategy with TF_CONFIG) the decision must be taken at the
+    same step everywhere, so it needs `run_every_secs=None, run_every_steps=N`.
+    """
     if run_every_secs is not None and run_every_steps is not None:
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
             f"run_every_secs={run_every_secs}, run_every_steps={run_every_steps}.")
+    if distribute.is_multi_worker(estimator.config):
+        if run_every_steps is None:
+            raise ValueError(
+                "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "
+                "same step, which a time cadence cannot give. Pass run_every_secs=None and "
+                f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
+        return _MultiWorkerStopHook(should_stop_fn, run_every_steps,
+                                    estimator.config.train_distribute)
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
 
 

@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_lib as el
+from estimator_lib import distribute
 from tests.estimator_lib.multi_worker import program
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -30,7 +31,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _launch(tasks, cluster, model_dir, out_dir):
+def _launch(tasks, cluster, model_dir, out_dir, *args):
     procs = {}
     for task_type, index in tasks:
         env = dict(os.environ, PYTHONPATH=_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
@@ -38,7 +39,7 @@ def _launch(tasks, cluster, model_dir, out_dir):
                                          "task": {"type": task_type, "index": index}}))
         log = open(os.path.join(out_dir, f"{task_type}{index}.log"), "w")
         procs[f"{task_type}{index}"] = subprocess.Popen(
-            [sys.executable, _PROGRAM, model_dir, out_dir], env=env, stdout=log,
+            [sys.executable, _PROGRAM, model_dir, out_dir, *args], env=env, stdout=log,
             stderr=subprocess.STDOUT)
     return procs
 
@@ -86,6 +87,30 @@ class MultiWorkerTest(tf.test.TestCase):
         results = el.experimental.read_eval_metrics(os.path.join(model_dir, "eval"))
         self.assertIn(program.MAX_STEPS, results)
         self.assertIn("accuracy", results[program.MAX_STEPS])
+
+    def test_early_stopping_stops_every_worker_at_the_same_step(self):
+        cluster = {"chief": [f"127.0.0.1:{_free_port()}"],
+                   "worker": [f"127.0.0.1:{_free_port()}"]}
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        out_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        procs = _launch([("chief", 0), ("worker", 0)], cluster, model_dir, out_dir,
+                        "--early_stop")
+        _wait_all(procs, time.time() + _DEADLINE_SECS)
+        for name, proc in procs.items():
+            with open(os.path.join(out_dir, name + ".log")) as f:
+                self.assertEqual(proc.returncode, 0, f"{name} failed:\n{f.read()[-3000:]}")
+        # The chief voted at step 6 (its second check): both stopped there, in step.
+        self.assertEqual(tf.train.load_variable(model_dir, "global_step"), 6)
+        self.assertAllEqual(np.load(os.path.join(out_dir, "chief0.npy")),
+                            np.load(os.path.join(out_dir, "worker0.npy")))
+
+    def test_a_time_cadence_is_refused_across_workers(self):
+        estimator = el.Estimator(program.model_fn,
+                                 model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+        with tf.compat.v1.test.mock.patch.object(distribute, "is_multi_worker",
+                                                 return_value=True):
+            with self.assertRaisesRegex(ValueError, "run_every_steps=N"):
+                el.experimental.stop_if_no_decrease_hook(estimator, "loss", 10)
 
     def test_parameter_servers_are_refused(self):
         cluster = {"chief": ["127.0.0.1:1"], "ps": ["127.0.0.1:2"]}

@@ -52,7 +52,18 @@ class DumpWeights(el.SessionRunHook):
         np.save(self._path, session.run(kernel))
 
 
-def main(model_dir, out_dir):
+def _stop_on_second_check(name):
+    """Chief votes to stop at its second check, the worker never: all must stop."""
+    checks = []
+
+    def should_stop():
+        checks.append(1)
+        return name == "chief0" and len(checks) >= 2
+
+    return should_stop
+
+
+def main(model_dir, out_dir, early_stop=False):
     task = json.loads(os.environ["TF_CONFIG"])["task"]
     strategy = (tf.distribute.MultiWorkerMirroredStrategy()
                 if task["type"] != "evaluator" else None)
@@ -61,12 +72,15 @@ def main(model_dir, out_dir):
                           tf_random_seed=1)
     estimator = el.Estimator(model_fn, config=config)
     name = f"{task['type']}{task['index']}"
-    train_spec = el.TrainSpec(input_fn, max_steps=MAX_STEPS,
-                              hooks=[DumpWeights(os.path.join(out_dir, name + ".npy"))])
+    hooks = [DumpWeights(os.path.join(out_dir, name + ".npy"))]
+    if early_stop and strategy is not None:
+        hooks.append(el.experimental.make_early_stopping_hook(
+            estimator, _stop_on_second_check(name), run_every_secs=None, run_every_steps=3))
+    train_spec = el.TrainSpec(input_fn, max_steps=MAX_STEPS, hooks=hooks)
     eval_spec = el.EvalSpec(input_fn, steps=None, start_delay_secs=0, throttle_secs=1)
     el.train_and_evaluate(estimator, train_spec, eval_spec)
     print("DONE", name, flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], early_stop="--early_stop" in sys.argv[3:])
