@@ -51,6 +51,79 @@ class MigrationGuideProgramTest(tf.test.TestCase):
         self.assertEqual(sorted(results), ["global_step", "loss"])
 
 
+class MirroredStrategyGuideProgramTest(tf.test.TestCase):
+    """The TF1 program of the "Migrate single-worker multiple-GPU training" guide."""
+
+    def test_mirrored_strategy_train_and_evaluate(self):
+        features = [[1., 1.5], [2., 2.5], [3., 3.5]]
+        labels = [[0.3], [0.5], [0.7]]
+        eval_features = [[4., 4.5], [5., 5.5], [6., 6.5]]
+        eval_labels = [[0.8], [0.9], [1.]]
+
+        def _input_fn():
+            return tf1.data.Dataset.from_tensor_slices((features, labels)).batch(1)
+
+        def _eval_input_fn():
+            return tf1.data.Dataset.from_tensor_slices((eval_features, eval_labels)).batch(1)
+
+        def _model_fn(features, labels, mode):
+            logits = tf1.layers.Dense(1)(features)
+            loss = tf1.losses.mean_squared_error(labels=labels, predictions=logits)
+            optimizer = tf1.train.AdagradOptimizer(0.05)
+            train_op = optimizer.minimize(loss, global_step=tf1.train.get_global_step())
+            return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        strategy = tf1.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        config = estimator.RunConfig(train_distribute=strategy, eval_distribute=strategy,
+                                     model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+        est = estimator.Estimator(model_fn=_model_fn, config=config)
+        train_spec = estimator.TrainSpec(input_fn=_input_fn)
+        eval_spec = estimator.EvalSpec(input_fn=_eval_input_fn)
+        metrics, _ = estimator.train_and_evaluate(est, train_spec, eval_spec)
+        # 3 examples, 1 per replica per step, 2 replicas: one full step; the last
+        # example, which only one replica would get, ends the input (no hang), as in
+        # the original (tensorflow issue 26222).
+        self.assertEqual(metrics["global_step"], 1)
+        self.assertIn("loss", metrics)
+
+
+class EarlyStoppingGuideProgramTest(parameterized.TestCase, tf.test.TestCase):
+    """The TF1 early-stopping program; also under MirroredStrategy (tensorflow#51525)."""
+
+    @parameterized.parameters(False, True)
+    def test_stop_if_no_decrease_hook(self, mirrored):
+        rng = np.random.RandomState(0)
+        x = rng.randn(64, 2).astype(np.float32)
+        y = x.sum(axis=1, keepdims=True)
+
+        def _input_fn():
+            return tf1.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8)
+
+        def _eval_input_fn():
+            return tf1.data.Dataset.from_tensor_slices((x, y)).batch(8)
+
+        def _model_fn(features, labels, mode):
+            logits = tf1.layers.Dense(1)(features)
+            loss = tf1.losses.mean_squared_error(labels=labels, predictions=logits)
+            train_op = tf1.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf1.train.get_global_step())
+            return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]) if mirrored else None
+        config = estimator.RunConfig(save_checkpoints_steps=10, train_distribute=strategy,
+                                     model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+        est = estimator.Estimator(model_fn=_model_fn, config=config)
+        # The guide's defaults (run_every_secs=60) raised under any strategy in the original.
+        hook = estimator.experimental.stop_if_no_decrease_hook(
+            est, metric_name="loss", max_steps_without_decrease=1, min_steps=0,
+            run_every_secs=None, run_every_steps=10)
+        estimator.experimental.stop_if_no_decrease_hook(est, "loss", 100)  # Defaults accepted.
+        train_spec = estimator.TrainSpec(input_fn=_input_fn, max_steps=2000, hooks=[hook])
+        eval_spec = estimator.EvalSpec(input_fn=_eval_input_fn, steps=None, throttle_secs=0)
+        metrics, _ = estimator.train_and_evaluate(est, train_spec, eval_spec)
+        self.assertLess(metrics["global_step"], 2000)  # Stopped early, once loss plateaued.
+
+
 class KerasModelToEstimatorTutorialTest(tf.test.TestCase):
     """The public keras_model_to_estimator tutorial, with iris-shaped data inline."""
 
