@@ -211,7 +211,7 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),
         "python": {},
-        "python.estimator": dict(estimator_lib=v1_api),
+        "python.estimator": {},
         "python.estimator.api": {},
         "python.estimator.api._v1": dict(estimator=v1_api),
         "python.estimator.api._v2": dict(estimator=v2_api),
@@ -248,6 +248,9 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
                                     if api in ("TPUConfig", "RunConfig",
                                                "InputPipelineConfig")},
     }
+    heads = tuple(name for name in unsupported.CANNED_NAMES if name.endswith("Head"))
+    canned["head"] = heads
+    tree[prefix + "head"] = _unsupported(heads)
     for module, names in canned.items():
         tree[prefix + "canned." + module] = _unsupported(names)
     return {path: {k: v for k, v in attrs.items() if not k.startswith("__") or

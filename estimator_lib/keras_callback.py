@@ -42,8 +42,11 @@ class _NoSession:
             f"{_ALTERNATIVE}")
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)  # copy, pickle and hasattr probes stay quiet.
+        hook_name = self.__dict__.get("_hook_name", "?")
         raise ValueError(
-            f"Hook {self._hook_name} used session.{name} under Keras fit. {_ALTERNATIVE}")
+            f"Hook {hook_name} used session.{name} under Keras fit. {_ALTERNATIVE}")
 
 
 def _is_eager_variable(variable) -> bool:
@@ -52,10 +55,6 @@ def _is_eager_variable(variable) -> bool:
     except (NotImplementedError, AttributeError, ValueError, TypeError):
         return False
     return True
-
-
-def _is_symbolic(tensor) -> bool:
-    return tf.is_symbolic_tensor(tensor)
 
 
 class HookCallback(tf_keras.callbacks.Callback):
@@ -155,7 +154,7 @@ def _fetchable(value) -> bool:
     if isinstance(value, tf.Variable):
         return _is_eager_variable(value)
     if isinstance(value, tf.Tensor):
-        return not _is_symbolic(value)
+        return not tf.is_symbolic_tensor(value)
     return False
 
 
