@@ -11,6 +11,7 @@ from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
 from estimator_lib.estimator import Estimator
+from estimator_lib.extenders import add_metrics
 from estimator_lib.exporter import BestExporter
 from estimator_lib.exporter import Exporter
 from estimator_lib.exporter import FinalExporter

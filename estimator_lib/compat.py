@@ -34,6 +34,7 @@ from estimator_lib import estimator as estimator_module
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import exporter
+from estimator_lib import extenders
 from estimator_lib import hooks
 from estimator_lib import keras as keras_module
 from estimator_lib import model_fn
@@ -164,7 +165,8 @@ def _api_attributes(*, v1: bool) -> Dict[str, object]:
         EvalSpec=training.EvalSpec, train_and_evaluate=training.train_and_evaluate,
         Exporter=exporter.Exporter, LatestExporter=exporter.LatestExporter,
         FinalExporter=exporter.FinalExporter, BestExporter=exporter.BestExporter,
-        WarmStartSettings=warm_starting.WarmStartSettings, VocabInfo=warm_starting.VocabInfo)
+        WarmStartSettings=warm_starting.WarmStartSettings, VocabInfo=warm_starting.VocabInfo,
+        add_metrics=extenders.add_metrics)
     attributes.update(_names(hooks, _SESSION_RUN_HOOK + _BASIC_HOOKS))
     attributes.update(_unsupported(unsupported.CANNED_NAMES))
     return attributes

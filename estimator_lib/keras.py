@@ -184,7 +184,9 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         return existing
     if tf.train.latest_checkpoint(config.model_dir):
         return None  # The Estimator restores its own checkpoint; warm start is not used.
-    weights = keras_model.get_weights()
+    # Read the eager variables directly: after a first conversion the model refuses
+    # get_weights() (tf_keras then sees it as a half-v1 model).
+    weights = [variable.numpy() for variable in keras_model.weights]
     with tf.Graph().as_default() as graph:
         tf.compat.v1.train.create_global_step(graph)
         model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)

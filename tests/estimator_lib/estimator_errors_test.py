@@ -133,6 +133,21 @@ class EstimatorErrorsTest(tf.test.TestCase):
         with self.assertRaisesRegex(ValueError, "cannot override members of Estimator.*train"):
             Overriding(testing.linear_model_fn, model_dir=self.model_dir)
 
+    def test_add_metrics(self):
+        estimator = el.Estimator(testing.linear_model_fn, model_dir=self.model_dir)
+        estimator.train(testing.train_input_fn(), steps=2)
+
+        def metric_fn(labels, predictions):
+            return {"mean_class": tf.compat.v1.metrics.mean(predictions["classes"]),
+                    "label_mean": tf.compat.v1.metrics.mean(labels)}
+
+        extended = el.add_metrics(estimator, metric_fn)
+        results = extended.evaluate(testing.eval_input_fn())
+        self.assertEqual(sorted(results), ["accuracy", "global_step", "label_mean", "loss",
+                                           "mean_class"])
+        with self.assertRaisesRegex(ValueError, r"not expected args: \['mode'\]"):
+            el.add_metrics(estimator, lambda predictions, mode: {})
+
     def test_no_checkpoint_for_variable_queries(self):
         estimator = el.Estimator(testing.linear_model_fn, model_dir=self.model_dir)
         self.assertIsNone(estimator.latest_checkpoint())

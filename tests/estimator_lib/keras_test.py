@@ -85,6 +85,17 @@ class ModelToEstimatorTest(tf.test.TestCase):
         x, _ = testing.separable_data(4)
         self.assertAllClose(predictions, reference.predict(x, verbose=0), atol=1e-5)
 
+    def test_the_same_model_converts_twice(self):
+        model = _sequential()
+        x, _ = testing.separable_data(2)
+        expected = model.predict(x, verbose=0)
+        for _ in range(2):
+            estimator = el.model_to_estimator(
+                model, model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()),
+                checkpoint_format="saver")
+            self.assertAllClose([p["dense_1"] for p in estimator.predict(_input_fn(n=2))],
+                                expected, atol=1e-5)
+
     def test_learns_and_accuracy_rises(self):
         estimator = el.model_to_estimator(_sequential(), model_dir=self.model_dir)
         before = estimator.evaluate(_input_fn(n=256))["accuracy"]
