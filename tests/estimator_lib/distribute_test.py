@@ -199,3 +199,16 @@ class KerasLossScalingTest(parameterized.TestCase, tf.test.TestCase):
                 ({key: x}, y)).batch(b), steps=2)
             kernels.append(estimator.get_variable_value("dense/kernel"))
         self.assertAllClose(kernels[0], kernels[1], atol=1e-6)
+
+
+class OneDeviceTest(tf.test.TestCase):
+
+    def test_one_device_strategy_trains_and_evaluates(self):
+        strategy = tf.distribute.OneDeviceStrategy("/cpu:1")
+        config = el.RunConfig(model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()),
+                              train_distribute=strategy, eval_distribute=strategy)
+        estimator = el.Estimator(testing.linear_model_fn, config=config)
+        estimator.train(testing.train_input_fn(), steps=20)
+        results = estimator.evaluate(testing.eval_input_fn())
+        self.assertEqual(results["global_step"], 20)
+        self.assertGreater(results["accuracy"], 0.7)
