@@ -145,10 +145,17 @@ class CheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
         for listener in self._listeners:
             listener.before_save(session, step)
         logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
-        path = self._get_saver().save(session, self._save_path, global_step=step,
-                                      write_meta_graph=False)
-        if self._meta_graph_def is not None:
-            _write_atomically(path + ".meta", self._meta_graph_def.SerializeToString())
+        try:
+            path = self._get_saver().save(session, self._save_path, global_step=step,
+                                          write_meta_graph=False)
+            if self._meta_graph_def is not None:
+                _write_atomically(path + ".meta", self._meta_graph_def.SerializeToString())
+        except (tf.errors.OpError, OSError) as e:
+            raise RuntimeError(
+                f"Could not write checkpoint {step} into {self._checkpoint_dir} ("
+                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}). Is the disk "
+                "full or the directory read-only? Training stopped rather than go on without "
+                f"checkpoints; the newest complete one is {tf.train.latest_checkpoint(self._checkpoint_dir)}.") from e
         self._summary_writer.add_session_log(
             tf.compat.v1.SessionLog(status=tf.compat.v1.SessionLog.CHECKPOINT,
                                     checkpoint_path=self._save_path), step)
@@ -213,3 +220,80 @@ def check_compatible(checkpoint_path: str, variables=None) -> None:
             + "; ".join(lines) + f"). The checkpoint holds: {sorted(stored)[:20]}. Use a new "
             "model_dir for a different model, or warm-start from the old one with "
             "WarmStartSettings(vars_to_warm_start=..., var_name_to_prev_var_name=...).")
+
+
+def checkpoint_problem(path: str) -> Optional[str]:
+    """None if every tensor of checkpoint `path` reads back, else what is wrong."""
+    try:
+        reader = tf.train.load_checkpoint(path)
+        for name in reader.get_variable_to_shape_map():
+            reader.get_tensor(name)
+    except Exception as e:  # pylint: disable=broad-except  (any failure: unreadable)
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return None
+
+
+def _checkpoint_files(path):
+    return sorted(tf.io.gfile.glob(path + ".*"))
+
+
+def _candidates(model_dir):
+    """Checkpoint prefixes in model_dir, newest first (state file, else index files)."""
+    paths = []
+    try:
+        state = tf.train.get_checkpoint_state(model_dir)
+    except Exception:  # pylint: disable=broad-except  (a corrupt state file)
+        state = None
+    if state is not None:
+        paths = [p if os.path.isabs(p) or "://" in p else os.path.join(model_dir, p)
+                 for p in state.all_model_checkpoint_paths]
+    known = set(paths)
+    for index in tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-*.index")):
+        prefix = index[:-len(".index")]
+        if prefix not in known:
+            paths.append(prefix)
+
+    def step(prefix):
+        try:
+            return int(prefix.rsplit("-", 1)[1])
+        except (IndexError, ValueError):
+            return -1
+
+    return sorted(paths, key=step, reverse=True)
+
+
+def newest_readable(model_dir: Optional[str]) -> Optional[str]:
+    """The newest checkpoint in model_dir whose every tensor reads back.
+
+    Unreadable newer checkpoints (a crash mid-write, a truncated copy) are skipped
+    with a warning naming their files. When checkpoints exist but none is readable,
+    raises instead of silently starting again from scratch.
+    """
+    if not model_dir:
+        return None
+    bad = []
+    for path in _candidates(model_dir):
+        problem = checkpoint_problem(path)
+        if problem is None:
+            if bad:
+                logging.warning(
+                    "Skipping unreadable checkpoint(s) %s; resuming from %s.",
+                    "; ".join(f"{p} ({why}; files: {_checkpoint_files(p)})" for p, why in bad),
+                    path)
+            return path
+        bad.append((path, problem))
+    if bad:
+        raise RuntimeError(
+            f"No readable checkpoint in {model_dir}: "
+            + "; ".join(f"{p} ({why})" for p, why in bad)
+            + ". Restore the files from a backup, or move them away to start afresh.")
+    return None
+
+
+def require_readable(path: str) -> None:
+    """Raises a ValueError naming the files when checkpoint `path` cannot be read."""
+    problem = checkpoint_problem(path)
+    if problem is not None:
+        raise ValueError(
+            f"Checkpoint {path} is unreadable ({problem}); its files: "
+            f"{_checkpoint_files(path)}. Pass checkpoint_path= of a readable checkpoint.")

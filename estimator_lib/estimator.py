@@ -16,6 +16,8 @@ from estimator_lib import distribute
 from estimator_lib import evaluation
 from estimator_lib import exporting
 from estimator_lib import inputs
+from estimator_lib import locking
+from estimator_lib import session as session_lib
 from estimator_lib import warm_starting
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
@@ -147,10 +149,10 @@ class Estimator:
             global_step = self._start_graph(graph)
             features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
-            restore_from = self.latest_checkpoint()
-            self._prepare_restore_or_warm_start(spec, restore_from)
+            restore_from = checkpoints.newest_readable(self._model_dir)
+            self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
             return self._train_with_spec(spec, input_hooks + hooks, saving_listeners,
-                                         global_step)
+                                         global_step, restore_from=restore_from)
 
     def _train_model_distributed(self, input_fn, hooks, saving_listeners):
         """Training with `train_distribute`: model_fn once per replica, one session."""
@@ -175,14 +177,15 @@ class Estimator:
                 train_op=strategy.group(per_replica_train_op),
                 training_hooks=first.training_hooks,
                 training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
-            self._prepare_restore_or_warm_start(spec, self.latest_checkpoint())
+            restore_from = checkpoints.newest_readable(self._model_dir)
+            self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
             return self._train_with_spec(
                 spec, [inputs.InputInitializerHook(iterator.initialize, feeds)] + hooks,
-                saving_listeners,
-                global_step, session_config=session_config)
+                saving_listeners, global_step, restore_from=restore_from,
+                session_config=session_config)
 
-    def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step,
-                         session_config=None):
+    def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step, *,
+                         restore_from, session_config=None):
         config = self._config
         if not _has_loss_summary(spec.loss):
             tf.compat.v1.summary.scalar("loss", spec.loss)
@@ -229,21 +232,21 @@ class Estimator:
             saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
 
         initializes, writes = distribute.roles(config)
-        if writes:
-            _open_summary_writer_without_graph(self._model_dir)
         loss = None
         any_step_done = False
-        with tf.compat.v1.train.MonitoredTrainingSession(
-                master=config.master, is_chief=initializes,
-                checkpoint_dir=self._model_dir, scaffold=scaffold, hooks=worker_hooks,
-                chief_only_hooks=(chief_hooks + list(spec.training_chief_hooks)) if writes
-                else None,
-                save_checkpoint_secs=0,
-                save_summaries_steps=config.save_summary_steps if writes else None,
-                save_summaries_secs=None, config=session_config or self._session_config,
-                max_wait_secs=config.session_creation_timeout_secs,
-                log_step_count_steps=config.log_step_count_steps if writes else None,
-                save_graph_def=config.checkpoint_save_graph_def) as session:
+        with contextlib.ExitStack() as stack:
+            if writes:
+                stack.enter_context(locking.model_dir_lock(self._model_dir))
+                _open_summary_writer_without_graph(self._model_dir)
+            session = stack.enter_context(session_lib.training_session(
+                model_dir=self._model_dir, restore_from=restore_from,
+                initializes=initializes, writes=writes, scaffold=scaffold,
+                master=config.master, config=session_config or self._session_config,
+                worker_hooks=worker_hooks,
+                chief_hooks=chief_hooks + list(spec.training_chief_hooks),
+                save_summary_steps=config.save_summary_steps,
+                log_step_count_steps=config.log_step_count_steps,
+                max_wait_secs=config.session_creation_timeout_secs))
             while not session.should_stop():
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
@@ -399,6 +402,7 @@ class Estimator:
                                        mode, self._config)
             signatures = exporting.signature_defs(mode, spec, receiver)
             saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+            checkpoints.require_readable(checkpoint_path)
             if spec.scaffold.saver is None:
                 checkpoints.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
@@ -452,9 +456,11 @@ class Estimator:
         return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config,
                                     input_context=input_context)
 
-    def _prepare_restore_or_warm_start(self, spec, checkpoint_path):
-        """Checks the checkpoint to restore fits the graph, or warm-starts without one."""
+    def _prepare_restore_or_warm_start(self, spec, checkpoint_path, *, verified=False):
+        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
         if checkpoint_path:
+            if not verified:
+                checkpoints.require_readable(checkpoint_path)
             if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
                     tf.compat.v1.GraphKeys.SAVERS)) == 0:
                 checkpoints.check_compatible(checkpoint_path)

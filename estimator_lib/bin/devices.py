@@ -1,35 +1,132 @@
-"""Choosing the devices for a run: GPUs when present, else logical CPU devices."""
+"""Choosing the devices and the distribution strategy of a run.
 
+GPUs when present, else logical CPU devices: the one CPU split into N devices
+that share the same cores. They show that N replicas train correctly in sync,
+not a speed-up.
+"""
+
+import dataclasses
+import os
 from typing import List, Optional
 
 import tensorflow as tf
 
+# Logical CPU devices allowed without GPUs: enough for --devices=1,2,4,8.
+MIN_CPU_DEVICE_LIMIT = 8
 
-def configure(num_devices: int) -> List[str]:
-    """Returns `num_devices` device names, splitting the CPU when there is no GPU.
 
-    Must run before TensorFlow initialises its runtime (once per process).
+def cpu_device_limit() -> int:
+    """The most logical CPU devices a run may ask for."""
+    return max(MIN_CPU_DEVICE_LIMIT, os.cpu_count() or 1)
+
+
+def count_gpus() -> int:
+    """Physical GPUs TensorFlow sees (does not initialise the runtime)."""
+    return len(tf.config.list_physical_devices("GPU"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Devices:
+    """The devices of a run: their names and what they are."""
+
+    names: List[str]
+    kind: str  # "GPU" or "CPU"
+
+    @property
+    def shared_cores(self) -> bool:
+        """True for logical CPU devices: every replica runs on the same cores."""
+        return self.kind == "CPU" and len(self.names) > 1
+
+    def describe(self) -> str:
+        count = len(self.names)
+        if self.kind == "GPU":
+            return f"{count} GPU(s)"
+        if count == 1:
+            return f"the CPU ({os.cpu_count()} cores)"
+        return (f"{count} logical CPU devices that share the same {os.cpu_count()} cores "
+                "(they show correctness, not speed-up)")
+
+
+def check_count(num_devices: int, *, gpus: int) -> None:
+    """Raises ValueError when `num_devices` is more than this machine can give."""
+    if gpus:
+        if num_devices > gpus:
+            raise ValueError(
+                f"--num_devices={num_devices} but this machine has {gpus} GPU(s); ask for "
+                f"1 to {gpus}.")
+    elif num_devices > cpu_device_limit():
+        raise ValueError(
+            f"--num_devices={num_devices} but this machine has no GPU, and at most "
+            f"{cpu_device_limit()} logical CPU devices are allowed (they share the same "
+            f"{os.cpu_count()} cores).")
+
+
+def configure(num_devices: int) -> Devices:
+    """Returns `num_devices` devices, splitting the CPU when there is no GPU.
+
+    Must run before TensorFlow initialises its runtime (once per process); a CPU
+    already split into at least `num_devices` logical devices is kept.
 
     Raises:
-        ValueError: If more GPUs are asked for than exist.
+        ValueError: If more devices are asked for than this machine has.
     """
-    gpus = tf.config.list_physical_devices("GPU")
+    gpus = count_gpus()
+    check_count(num_devices, gpus=gpus)
     if gpus:
-        if num_devices > len(gpus):
-            raise ValueError(
-                f"--num_devices={num_devices} but this machine has {len(gpus)} GPU(s).")
-        return [f"/gpu:{i}" for i in range(num_devices)]
+        return Devices([f"/gpu:{i}" for i in range(num_devices)], "GPU")
     if num_devices > 1:
         cpu = tf.config.list_physical_devices("CPU")[0]
         existing = tf.config.get_logical_device_configuration(cpu) or []
         if len(existing) < num_devices:
-            tf.config.set_logical_device_configuration(
-                cpu, [tf.config.LogicalDeviceConfiguration()] * num_devices)
-    return [f"/cpu:{i}" for i in range(num_devices)]
+            try:
+                tf.config.set_logical_device_configuration(
+                    cpu, [tf.config.LogicalDeviceConfiguration()] * num_devices)
+            except RuntimeError:
+                raise ValueError(
+                    f"--num_devices={num_devices}: this process already initialised "
+                    f"TensorFlow with {max(len(existing), 1)} CPU device(s); logical "
+                    "devices can only be set before that (run a new process).") from None
+    return Devices([f"/cpu:{i}" for i in range(num_devices)], "CPU")
 
 
-def make_strategy(devices: List[str]) -> Optional[tf.distribute.Strategy]:
-    """MirroredStrategy over `devices`, or None for a single device."""
-    if len(devices) == 1:
+def make_cross_device_ops(name: str, *, gpus: int):
+    """The all-reduce of MirroredStrategy for a --cross_device_ops value; None: TF's."""
+    if name == "auto":
         return None
-    return tf.distribute.MirroredStrategy(devices)
+    if name == "nccl":
+        if not gpus:
+            raise ValueError(
+                "--cross_device_ops=nccl needs GPUs (NCCL all-reduce); this machine has none. "
+                "Use --cross_device_ops=auto, reduction_to_one or hierarchical_copy.")
+        return tf.distribute.NcclAllReduce()
+    if name == "reduction_to_one":
+        return tf.distribute.ReductionToOneDevice()
+    if name == "hierarchical_copy":
+        return tf.distribute.HierarchicalCopyAllReduce()
+    raise ValueError(f"Unknown --cross_device_ops={name}.")
+
+
+def resolve_strategy_name(name: str, num_devices: int) -> str:
+    """'auto' becomes 'mirrored' for several devices and 'none' for one."""
+    if name == "auto":
+        return "mirrored" if num_devices > 1 else "none"
+    return name
+
+
+def make_strategy(devices: Devices, *, name: str = "auto",
+                  cross_device_ops: str = "auto") -> Optional[tf.distribute.Strategy]:
+    """The strategy called `name` over `devices`, or None for 'none'.
+
+    Raises:
+        ValueError: If the strategy cannot run on these devices.
+    """
+    name = resolve_strategy_name(name, len(devices.names))
+    if name == "none":
+        return None
+    if name == "one_device":
+        return tf.distribute.OneDeviceStrategy(devices.names[0])
+    if name == "mirrored":
+        ops = make_cross_device_ops(cross_device_ops,
+                                    gpus=len(devices.names) if devices.kind == "GPU" else 0)
+        return tf.distribute.MirroredStrategy(devices.names, cross_device_ops=ops)
+    raise ValueError(f"Unknown --distribution_strategy={name}.")

@@ -1,0 +1,61 @@
+"""Downloads the Kaggle retinal OCT dataset (Kermany 2018) into --data_dir.
+
+Fetches paultimothymooney/kermany2018 (~5 GB zip) through the `kaggle`
+package and unpacks it safely; an interrupted download or extraction resumes,
+and a finished one is not done again (--force redoes it). Needs Kaggle
+credentials: KAGGLE_USERNAME and KAGGLE_KEY, or KAGGLE_API_TOKEN, or
+~/.kaggle/kaggle.json (kaggle.com > Settings > API). Without them, or without
+the network, it prints one line saying what is wrong and exits 1.
+
+    python -m estimator_lib.bin.download_oct --data_dir=/data/oct
+    python -m estimator_lib.bin.train --dataset=oct --data_dir=/data/oct --model=vgg16
+"""
+
+import os
+
+from absl import app
+
+from datasets import download_oct
+from datasets import oct_folder
+from estimator_lib.bin import cli
+from estimator_lib.bin import progress
+from flags import definitions as defs
+
+PROGRAM = "estimator_lib.bin.download_oct"
+KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)
+
+
+def count_images(root: str) -> dict:
+    """Images per split folder under the OCT root."""
+    counts = {}
+    for split in oct_folder.SPLITS:
+        try:
+            folder = oct_folder.split_dir(root, split, log=lambda message: None)
+        except Exception:  # pylint: disable=broad-except  (a missing split counts 0)
+            continue
+        counts[split] = sum(1 for _, _, files in os.walk(folder)
+                            for name in files if name.lower().endswith((".jpeg", ".jpg")))
+    return counts
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    if not defs.DATA_DIR.value:
+        raise app.UsageError(
+            "--data_dir is required: the folder to download the OCT data into (~5 GB zip, "
+            "~6 GB unpacked), e.g. --data_dir=/data/oct.")
+    display = progress.ProgressDisplay("Extracting", unit="files")
+    try:
+        root = download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
+                            keep_archive=defs.KEEP_ARCHIVE.value, progress=display)
+    finally:
+        display.close()
+    counts = count_images(root)
+    listed = ", ".join(f"{split} {count:,}" for split, count in counts.items())
+    print(f"OCT data ready in {root} ({listed} images). Train on it with: python -m "
+          f"estimator_lib.bin.train --dataset=oct --data_dir={defs.DATA_DIR.value}", flush=True)
+
+
+if __name__ == "__main__":
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)

@@ -1,0 +1,115 @@
+"""Converts the OCT image folders to sharded TFRecord files, with a progress display.
+
+--data_dir is the OCT download folder (each of --splits present is converted
+and named after it: train-00000-of-000NN.tfrecord, train.metadata.json, ...),
+or any folder of CLASS/*.jpeg (converted as 'train'). --image_format=raw
+stores pixels already resized to --image_size as uint8, far cheaper to read
+than JPEGs; 'jpeg' stores the files' bytes unchanged. Every image is decoded
+once, so a corrupt file is found here (--on_bad_file=skip leaves it out).
+
+    python -m estimator_lib.bin.make_tfrecords --data_dir=/data/oct --output_dir=/data/oct-tfr
+    python -m estimator_lib.bin.train --dataset=tfrecords --data_dir=/data/oct-tfr --model=vgg16
+"""
+
+import os
+
+from absl import app
+
+from datasets import convert_folder_to_tfrecords
+from datasets import oct_folder
+from datasets.errors import BadDataError
+from estimator_lib.bin import cli
+from estimator_lib.bin import progress
+from flags import definitions as defs
+
+import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
+
+PROGRAM = "estimator_lib.bin.make_tfrecords"
+KEY_FLAGS = (defs.DATA_DIR, defs.OUTPUT_DIR, defs.IMAGE_FORMAT, defs.IMAGE_SIZE,
+             defs.NUM_SHARDS, defs.TARGET_SHARD_MB, defs.SPLITS, defs.ON_BAD_FILE, defs.SEED)
+DEFAULT_IMAGE_SIZE = 224
+
+
+def _is_oct(data_dir: str) -> bool:
+    try:
+        oct_folder.find_root(data_dir, log=lambda message: None)
+        return True
+    except BadDataError:
+        return False
+
+
+def _plain_folder_classes(data_dir: str):
+    """OCT's class names when the folder's classes are OCT ones, else its own (sorted)."""
+    names = sorted(entry.name for entry in os.scandir(data_dir)
+                   if entry.is_dir() and not entry.name.startswith((".", "__MACOSX")))
+    if names and set(names) <= set(oct_folder.CLASS_NAMES):
+        return oct_folder.CLASS_NAMES, 1  # Gray scans: one stored channel.
+    return None, 3
+
+
+def _report(name: str, metadata: dict, output_dir: str) -> str:
+    shards = metadata["shards"]
+    megabytes = sum(s["bytes"] for s in shards) / 2**20
+    counts = ", ".join(f"{k} {v:,}" for k, v in metadata["counts"].items())
+    skipped = f"; skipped {metadata['num_skipped']} bad file(s)" if metadata[
+        "num_skipped"] else ""
+    return (f"{name}: {metadata['num_examples']:,} examples ({counts}) in {len(shards)} "
+            f"shard(s), {megabytes:,.1f} MiB, {metadata['image_format']}{skipped} -> "
+            f"{os.path.join(output_dir, name)}-*.tfrecord")
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    data_dir, output_dir = defs.DATA_DIR.value, defs.OUTPUT_DIR.value
+    if not data_dir:
+        raise app.UsageError("--data_dir is required: the OCT download folder or a folder of "
+                             "CLASS/*.jpeg images.")
+    if not output_dir:
+        raise app.UsageError("--output_dir is required: where the TFRecord shards go.")
+    if not os.path.isdir(data_dir):
+        raise app.UsageError(f"--data_dir={data_dir} does not exist.")
+    tf.get_logger().setLevel("WARNING")  # The display shows progress; keep warnings.
+    side = defs.IMAGE_SIZE.value or DEFAULT_IMAGE_SIZE
+    options = dict(image_format=defs.IMAGE_FORMAT.value, image_size=side,
+                   num_shards=defs.NUM_SHARDS.value,
+                   target_shard_bytes=defs.TARGET_SHARD_MB.value * 2**20,
+                   seed=defs.SEED.value, on_bad_file=defs.ON_BAD_FILE.value)
+    reports = []
+    if _is_oct(data_dir):
+        jobs = []
+        for split in defs.SPLITS.value:
+            try:
+                jobs.append((split, oct_folder.split_dir(data_dir, split,
+                                                         log=lambda message: None)))
+            except BadDataError:
+                print(f"No {split!r} split under {data_dir}: skipped.", flush=True)
+        if not jobs:
+            raise app.UsageError(f"--data_dir={data_dir} holds none of the splits "
+                                 f"--splits={','.join(defs.SPLITS.value)}.")
+        class_names, channels = oct_folder.CLASS_NAMES, 1  # As convert_oct_to_tfrecords.
+    else:
+        class_names, channels = _plain_folder_classes(data_dir)
+        jobs = [("train", data_dir)]
+        print(f"{data_dir} is not the OCT layout (OCT2017/train/CLASS/*.jpeg): converting it "
+              f"as one CLASS/*.jpeg folder named 'train'.", flush=True)
+    for name, folder in jobs:
+        display = progress.ProgressDisplay(f"Converting {name}")
+        try:
+            metadata = convert_folder_to_tfrecords(
+                folder, output_dir, name=name, class_names=class_names, channels=channels,
+                progress=display, **options)
+        except ValueError as error:
+            if isinstance(error, BadDataError):
+                raise
+            raise app.UsageError(str(error)) from None
+        finally:
+            display.close()
+        reports.append(_report(name, metadata, output_dir))
+    print("\n".join(reports), flush=True)
+    print(f"Read them with: python -m estimator_lib.bin.train --dataset=tfrecords "
+          f"--data_dir={output_dir}", flush=True)
+
+
+if __name__ == "__main__":
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)

@@ -1,0 +1,241 @@
+"""Runs the same training job at several device counts and charts how it scales.
+
+Each run is a fresh `python -m estimator_lib.bin.train` process (devices are
+configured once per process), on GPUs when present, else on logical CPU devices
+that share the same cores (so on a CPU the figures show the cost of in-sync
+replicas, not a speed-up). Writes to --output_dir: scaling.md (markdown table),
+scaling.csv, scaling.json, throughput.png (examples/sec against ideal linear
+scaling), efficiency.png, total_time.png, and runs/ (each run's model_dir and log).
+
+--scaling=weak keeps --batch_size per replica (the global batch grows with the
+devices); --scaling=strong keeps it as the global batch.
+
+    python -m estimator_lib.bin.scaling_benchmark --devices=1,2,4,8 --output_dir=DIR
+    python -m estimator_lib.bin.scaling_benchmark --devices=1,2 --train_steps=200 \\
+        --batch_size=256 --scaling=strong --repeats=3 --output_dir=DIR
+"""
+
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List
+
+from absl import app
+from absl import flags as absl_flags
+
+from estimator_lib.bin import cli
+from estimator_lib.bin import devices as devices_lib
+from estimator_lib.bin import job
+from estimator_lib.bin import scaling_report
+from flags import definitions as defs
+
+import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
+
+PROGRAM = "estimator_lib.bin.scaling_benchmark"
+TRAIN_MODULE = "estimator_lib.bin.train"
+# Flags handed on, as given, to every training run.
+FORWARDED_FLAGS = (
+    defs.DATASET, defs.DATA_DIR, defs.MODEL, defs.WEIGHTS, defs.IMAGE_SIZE,
+    defs.LEARNING_RATE, defs.BATCH_SIZE, defs.TRAIN_STEPS, defs.EPOCHS, defs.CROSS_DEVICE_OPS,
+    defs.DTYPE, defs.XLA, defs.EVAL, defs.EVAL_STEPS, defs.SEED, defs.LOG_STEPS,
+    defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS)
+KEY_FLAGS = (defs.DEVICES, defs.OUTPUT_DIR, defs.SCALING, defs.REPEATS,
+             defs.DISTRIBUTION_STRATEGY) + FORWARDED_FLAGS
+_OUR_FLAGS = {holder.name for holder in vars(defs).values()
+              if isinstance(holder, absl_flags.FlagHolder)}
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _log(message: str) -> None:
+    print(f"[scaling_benchmark] {message}", flush=True)
+
+
+def _given(name: str) -> bool:
+    """Whether flag `name` was set (on the command line, a flagfile or a flagsaver)."""
+    return not absl_flags.FLAGS[name].using_default_value
+
+
+def _check(counts: List[int], *, strategy: str, scope: str, gpus: int) -> None:
+    """Every count must be runnable before the first run starts."""
+    if _given("batch_size_scope"):
+        raise app.UsageError(
+            "--batch_size_scope is set by --scaling in scaling_benchmark (weak: per_replica, "
+            f"strong: global). Received: --batch_size_scope={defs.BATCH_SIZE_SCOPE.value}.")
+    for count in counts:
+        try:
+            devices_lib.check_count(count, gpus=gpus)
+        except ValueError as error:
+            raise app.UsageError(str(error).replace("--num_devices", "--devices contains"))
+        if scope == "global" and defs.BATCH_SIZE.value % count:
+            raise app.UsageError(
+                f"--batch_size={defs.BATCH_SIZE.value} with --scaling=strong is the global "
+                f"batch and must divide evenly across {count} devices (--devices="
+                f"{','.join(map(str, counts))}); use a multiple of every count.")
+        problem = defs.unsupported_dtype(defs.DTYPE.value, count)
+        if problem:
+            raise app.UsageError(problem)
+        if count > 1 and strategy in ("one_device", "none"):
+            raise app.UsageError(
+                f"--distribution_strategy={strategy} runs on one device, but --devices "
+                f"holds {count}; use mirrored.")
+    if defs.CROSS_DEVICE_OPS.value == "nccl" and not gpus:
+        raise app.UsageError("--cross_device_ops=nccl needs GPUs; this machine has none. "
+                             "Use auto, reduction_to_one or hierarchical_copy.")
+
+
+def _forwarded() -> List[str]:
+    args = []
+    for holder in FORWARDED_FLAGS:
+        if holder.value is not None:
+            args.append(absl_flags.FLAGS[holder.name].serialize())
+    return args
+
+
+def _run_once(count: int, repeat: int, *, output_dir: str, strategy: str, scope: str,
+              repeats: int) -> Dict[str, Any]:
+    name = f"devices_{count}" + (f"_run{repeat + 1}" if repeats > 1 else "")
+    model_dir = os.path.join(output_dir, "runs", name)
+    shutil.rmtree(model_dir, ignore_errors=True)  # A fresh run, never a resumed one.
+    os.makedirs(model_dir)
+    log_path = os.path.join(output_dir, "runs", name + ".log")
+    command = [sys.executable, "-m", TRAIN_MODULE, *_forwarded(), f"--num_devices={count}",
+               f"--distribution_strategy={strategy}", f"--batch_size_scope={scope}",
+               f"--model_dir={model_dir}"]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH")) if p)
+    start = time.time()
+    with open(log_path, "w", encoding="utf-8") as log:
+        log.write(" ".join(command) + "\n\n")
+        log.flush()
+        returncode = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    wall = time.time() - start
+    record: Dict[str, Any] = {"devices": count, "repeat": repeat, "wall_secs": wall,
+                              "returncode": returncode, "log": log_path,
+                              "model_dir": model_dir, "command": command}
+    summary_path = os.path.join(model_dir, job.SUMMARY_FILENAME)
+    if returncode == 0 and os.path.isfile(summary_path):
+        with open(summary_path, encoding="utf-8") as f:
+            summary = json.load(f)
+        # The record's own fields (devices: the count) win over the summary's.
+        record = {**summary, **record}
+        record["ok"] = record.get("examples_per_sec") is not None
+        if not record["ok"]:
+            record["error"] = "no examples/sec measured (train_steps <= warm_steps?)"
+    else:
+        record.update(ok=False, error=_last_error(log_path, returncode))
+    return record
+
+
+def _last_error(log_path: str, returncode: int) -> str:
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        lines = [line.strip() for line in f if line.strip()]
+    for line in reversed(lines):
+        if "error" in line.lower():
+            return line
+    return f"exit code {returncode}; see {log_path}"
+
+
+def _machine(gpus: int) -> Dict[str, Any]:
+    names = []
+    for gpu in tf.config.list_physical_devices("GPU"):
+        details = tf.config.experimental.get_device_details(gpu)
+        names.append(details.get("device_name", gpu.name))
+    return {"cpu_cores": os.cpu_count(), "gpus": gpus, "gpu_names": names,
+            "tensorflow": tf.__version__, "python": platform.python_version(),
+            "host": platform.node()}
+
+
+def _notes(machine: Dict, scope: str, counts: List[int]) -> List[str]:
+    if machine["gpus"]:
+        devices = f"GPUs: {', '.join(sorted(set(machine['gpu_names'])))}."
+    else:
+        devices = (f"No GPU: each device count is that many logical CPU devices sharing "
+                   f"the same {machine['cpu_cores']} CPU cores, so no speed-up is expected; "
+                   "the figures show the cost of in-sync replicas, not scaling.")
+    scaling = ("Weak scaling: --batch_size per replica, the global batch grows with the "
+               "devices." if scope == "per_replica" else
+               "Strong scaling: --batch_size is the global batch, split across the devices.")
+    return [devices, scaling,
+            "examples/sec: ExamplesPerSecondHook, every replica counted, warm-up steps "
+            "excluded; total time: the whole training process (start-up, training, "
+            "evaluation); medians of the runs."]
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    counts = sorted(int(c) for c in defs.DEVICES.value)
+    gpus = devices_lib.count_gpus()
+    scope = "per_replica" if defs.SCALING.value == "weak" else "global"
+    strategy = (defs.DISTRIBUTION_STRATEGY.value
+                if _given("distribution_strategy") else "mirrored")
+    _check(counts, strategy=strategy, scope=scope, gpus=gpus)
+    repeats = defs.REPEATS.value or 1
+    output_dir = defs.OUTPUT_DIR.value or tempfile.mkdtemp(prefix="scaling_benchmark_")
+    os.makedirs(os.path.join(output_dir, "runs"), exist_ok=True)
+    machine = _machine(gpus)
+    kind = "GPU" if gpus else "logical CPU devices (shared cores)"
+    _log(f"device counts {counts} on {kind}; {defs.SCALING.value} scaling; {repeats} run(s) "
+         f"each; writing to {output_dir}")
+    if not gpus:
+        _log(f"no GPU: the 'devices' are logical CPU devices sharing the same "
+             f"{machine['cpu_cores']} cores; expect no speed-up.")
+    runs = []
+    for repeat in range(repeats):
+        for count in counts:
+            _log(f"run {repeat + 1}/{repeats}: {count} device(s) ...")
+            record = _run_once(count, repeat, output_dir=output_dir, strategy=strategy,
+                               scope=scope, repeats=repeats)
+            runs.append(record)
+            if record["ok"]:
+                _log(f"  {count} device(s): {record['examples_per_sec']:,.0f} examples/sec, "
+                     f"global batch {record['global_batch_size']}, total "
+                     f"{record['wall_secs']:.1f} s")
+            else:
+                _log(f"  {count} device(s) FAILED: {record['error']} (log: {record['log']})")
+    rows = scaling_report.make_rows(runs, counts)
+    title = (f"{defs.MODEL.value} on {defs.DATASET.value}: {defs.SCALING.value} scaling "
+             f"over {'GPUs' if gpus else 'logical CPU devices'}")
+    notes = _notes(machine, scope, counts)
+    command = " ".join(["python -m", PROGRAM] + [
+        absl_flags.FLAGS[name].serialize() for name in sorted(_OUR_FLAGS) if _given(name)])
+    notes.append(f"{datetime.date.today().isoformat()}, TF {machine['tensorflow']}, "
+                 f"{machine['cpu_cores']} CPU cores. Command: `{command.strip()}`")
+    table = scaling_report.markdown(rows, title=title, notes=notes)
+    paths = {name: os.path.join(output_dir, name)
+             for name in ("scaling.md", "scaling.csv", "scaling.json")}
+    with open(paths["scaling.md"], "w", encoding="utf-8") as f:
+        f.write(table)
+    scaling_report.write_csv(paths["scaling.csv"], rows)
+    scaling_report.write_json(paths["scaling.json"], {
+        "title": title, "notes": notes, "machine": machine, "scaling": defs.SCALING.value,
+        "batch_size_scope": scope, "batch_size": defs.BATCH_SIZE.value,
+        "distribution_strategy": strategy, "devices": counts, "repeats": repeats,
+        "device_kind": "GPU" if gpus else "CPU", "shared_cores": not gpus,
+        "rows": rows, "runs": runs})
+    print("\n" + table, flush=True)
+    subtitle = (f"{notes[1].split(':')[0]}; " + (
+        ", ".join(machine["gpu_names"][:1]) + " GPUs" if gpus else
+        f"CPU 'devices' are logical: they share the same {machine['cpu_cores']} cores, "
+        "so no speed-up is expected"))
+    try:
+        charts = scaling_report.draw_charts(output_dir, rows, title=title, subtitle=subtitle)
+    except ImportError:
+        charts = []
+        _log("charts not drawn: matplotlib is not installed (pip install matplotlib).")
+    for path in list(paths.values()) + charts:
+        _log(f"wrote {path}")
+    failed = [r for r in runs if not r["ok"]]
+    if failed:
+        cli.fail(PROGRAM, f"{len(failed)} of {len(runs)} run(s) failed; first: "
+                          f"{failed[0]['error']} (log: {failed[0]['log']})", cli.EXIT_FAILURE)
+
+
+if __name__ == "__main__":
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)

@@ -1,0 +1,198 @@
+"""The scaling benchmark's results: rows from runs, and the table, CSV, JSON and charts.
+
+Pure functions over plain records. A run is one training process at one device
+count (`examples_per_sec` from its ExamplesPerSecondHook, over all replicas);
+a row is the median of a count's successful runs, with the speed-up over the
+smallest count, the ideal linear figure and the scaling efficiency.
+"""
+
+import csv
+import json
+import os
+import statistics
+from typing import Any, Dict, List, Optional, Sequence
+
+COLUMNS = (
+    ("devices", "devices"),
+    ("device_kind", "device kind"),
+    ("per_replica_batch_size", "batch per replica"),
+    ("global_batch_size", "global batch"),
+    ("examples_per_sec", "examples/sec (all replicas)"),
+    ("ideal_examples_per_sec", "ideal linear"),
+    ("speedup", "speed-up"),
+    ("efficiency", "scaling efficiency"),
+    ("train_secs", "train time (s)"),
+    ("wall_secs", "total time (s)"),
+    ("accuracy", "accuracy"),
+    ("runs", "runs"),
+)
+CHART_FILES = ("throughput.png", "efficiency.png", "total_time.png")
+
+
+def _median(runs: Sequence[Dict], key: str) -> Optional[float]:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int]) -> List[Dict[str, Any]]:
+    """One row per device count: medians of its successful runs, scaling figures.
+
+    The base is the smallest count with a measured examples/sec: ideal linear
+    scaling is its examples/sec x devices / its devices; efficiency is measured
+    over ideal.
+    """
+    rows = []
+    for count in counts:
+        done = [r for r in runs if r["devices"] == count and r.get("ok")]
+        failed = [r for r in runs if r["devices"] == count and not r.get("ok")]
+        first = done[0] if done else {}
+        rows.append({
+            "devices": count,
+            "device_kind": _kind(first.get("device_kind"), count),
+            "per_replica_batch_size": first.get("per_replica_batch_size"),
+            "global_batch_size": first.get("global_batch_size"),
+            "examples_per_sec": _median(done, "examples_per_sec"),
+            "train_secs": _median(done, "train_secs"),
+            "wall_secs": _median(done, "wall_secs"),
+            "accuracy": _median(done, "accuracy"),
+            "runs": len(done),
+            "failed": len(failed),
+            "error": failed[-1].get("error") if failed else None,
+        })
+    base = next((r for r in rows if r["examples_per_sec"]), None)
+    for row in rows:
+        rate = row["examples_per_sec"]
+        if base is None or rate is None:
+            row.update(ideal_examples_per_sec=None, speedup=None, efficiency=None)
+            continue
+        ideal = base["examples_per_sec"] * row["devices"] / base["devices"]
+        row.update(ideal_examples_per_sec=ideal,
+                   speedup=rate / base["examples_per_sec"], efficiency=rate / ideal)
+    return rows
+
+
+def _kind(kind: Optional[str], count: int) -> Optional[str]:
+    if kind == "CPU" and count > 1:
+        return "logical CPU (shared cores)"
+    return kind
+
+
+def _cell(key: str, value) -> str:
+    if value is None:
+        return "-"
+    if key == "efficiency":
+        return f"{value:.0%}"
+    if key == "speedup":
+        return f"{value:.2f}x"
+    if key in ("examples_per_sec", "ideal_examples_per_sec"):
+        return f"{value:,.0f}"
+    if key in ("train_secs", "wall_secs"):
+        return f"{value:.1f}"
+    if key == "accuracy":
+        return f"{value:.4f}"
+    return str(value)
+
+
+def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
+    """The table as markdown, with a title and notes above it."""
+    lines = [f"### {title}", ""]
+    lines += [f"{note}  " for note in notes]
+    lines += ["", "| " + " | ".join(label for _, label in COLUMNS) + " |",
+              "| " + " | ".join("---:" if key not in ("device_kind",) else "---"
+                                for key, _ in COLUMNS) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(_cell(key, row.get(key)) for key, _ in COLUMNS) + " |")
+    failed = [r for r in rows if r.get("failed")]
+    for row in failed:
+        lines.append(f"\n{row['failed']} run(s) at {row['devices']} device(s) failed: "
+                     f"{row['error']}")
+    return "\n".join(lines) + "\n"
+
+
+def write_csv(path: str, rows: Sequence[Dict]) -> None:
+    keys = [key for key, _ in COLUMNS] + ["failed", "error"]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in keys})
+
+
+def write_json(path: str, report: Dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=2, sort_keys=True)
+
+
+def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
+                subtitle: str) -> List[str]:
+    """Writes the PNG charts (matplotlib, Agg backend); returns their paths.
+
+    Raises:
+        ImportError: If matplotlib is not installed.
+    """
+    import matplotlib  # pylint: disable=import-outside-toplevel  (optional dependency)
+    matplotlib.use("Agg")
+    from matplotlib import pyplot  # pylint: disable=import-outside-toplevel
+
+    done = [r for r in rows if r["examples_per_sec"] is not None]
+    counts = [r["devices"] for r in done]
+    paths = []
+
+    def figure(name, ylabel, draw):
+        fig, axes = pyplot.subplots(figsize=(7, 4.6), dpi=110)
+        draw(axes)
+        axes.set_xlabel("devices")
+        axes.set_ylabel(ylabel)
+        axes.grid(True, alpha=0.3)
+        fig.suptitle(title, fontsize=11)
+        axes.set_title(subtitle, fontsize=8, color="dimgray")
+        fig.tight_layout()
+        path = os.path.join(output_dir, name)
+        fig.savefig(path)
+        pyplot.close(fig)
+        paths.append(path)
+
+    def throughput(axes):
+        measured = [r["examples_per_sec"] for r in done]
+        axes.plot(counts, [r["ideal_examples_per_sec"] for r in done], "--", color="gray",
+                  label="ideal linear scaling")
+        axes.plot(counts, measured, "o-", color="tab:blue", label="measured")
+        for x, y in zip(counts, measured):
+            axes.annotate(f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(0, 7),
+                          ha="center", fontsize=8)
+        axes.set_xticks(counts)
+        axes.set_ylim(bottom=0, top=max([1] + measured + [r["ideal_examples_per_sec"]
+                                                         for r in done]) * 1.15)
+        axes.legend(loc="upper left")
+
+    def efficiency(axes):
+        values = [100 * r["efficiency"] for r in done]
+        axes.bar([str(c) for c in counts], values, color="tab:green", width=0.5)
+        axes.axhline(100, linestyle="--", color="gray", label="ideal (100%)")
+        for i, value in enumerate(values):
+            axes.annotate(f"{value:.0f}%", (i, value), textcoords="offset points",
+                          xytext=(0, 4), ha="center", fontsize=8)
+        axes.set_xticks(range(len(counts)), [str(c) for c in counts])
+        axes.set_ylim(0, max([110] + [v + 10 for v in values]))
+        axes.legend(loc="upper right")
+
+    def total_time(axes):
+        width = 0.38
+        positions = list(range(len(counts)))
+        wall = [r["wall_secs"] or 0 for r in done]
+        train = [r["train_secs"] or 0 for r in done]
+        axes.bar([p - width / 2 for p in positions], wall, width, color="tab:orange",
+                 label="total (process: start-up, training, evaluation)")
+        axes.bar([p + width / 2 for p in positions], train, width, color="tab:purple",
+                 label="training only")
+        for p, value in zip(positions, wall):
+            axes.annotate(f"{value:.1f} s", (p - width / 2, value), textcoords="offset points",
+                          xytext=(0, 3), ha="center", fontsize=8)
+        axes.set_xticks(positions, [str(c) for c in counts])
+        axes.set_ylim(0, max([1] + wall) * 1.25)
+        axes.legend(loc="upper left", fontsize=8)
+
+    figure(CHART_FILES[0], "examples/sec (all replicas)", throughput)
+    figure(CHART_FILES[1], "scaling efficiency (% of ideal)", efficiency)
+    figure(CHART_FILES[2], "seconds", total_time)
+    return paths
