@@ -206,6 +206,40 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
                               write_state=True)
 
 
+_PYTHON_LAMBDA = re.compile(rb'"function_type":\s*"lambda"')
+
+
+def _saved_configs(path):
+    """The model configs a saved Keras model holds (HDF5 attribute, SavedModel metadata)."""
+    path = os.fspath(path)
+    metadata = os.path.join(path, "keras_metadata.pb")
+    if tf.io.gfile.isdir(path):
+        if tf.io.gfile.exists(metadata):
+            with tf.io.gfile.GFile(metadata, "rb") as f:
+                yield f.read()
+        return
+    try:
+        import h5py  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return
+    if h5py.is_hdf5(path):
+        with h5py.File(path, "r") as f:
+            config = f.attrs.get("model_config")
+            if config is not None:
+                yield config if isinstance(config, bytes) else str(config).encode()
+
+
+def _refuse_python_lambdas(path):
+    """Refuses a saved model whose Lambda layers hold Python bytecode (Keras safe mode)."""
+    for config in _saved_configs(path):
+        if _PYTHON_LAMBDA.search(config):
+            raise ValueError(
+                f"The model at {path} has a Lambda layer holding a Python `lambda`: loading "
+                "it deserializes bytecode, which can run arbitrary code. If you trust the "
+                "file's source, pass safe_mode=False; better, replace the lambda with a "
+                "named function passed in custom_objects.")
+
+
 def _legacy_optimizer(model):
     """Converts a new-style tf_keras optimizer to its legacy class (the original's way)."""
     from tf_keras.src.optimizers import optimizer as new_optimizer  # pylint: disable=g-import-not-at-top
@@ -226,10 +260,15 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                        model_dir=None, config: Optional[RunConfig] = None,
                        checkpoint_format: str = "checkpoint",
                        metric_names_map: Optional[Dict[str, str]] = None,
-                       export_outputs: Optional[dict] = None) -> estimator_lib.Estimator:
+                       export_outputs: Optional[dict] = None, *,
+                       safe_mode: bool = True) -> estimator_lib.Estimator:
     """Builds an Estimator from a compiled tf.keras model (or a saved one at a path).
 
-    Arguments and behaviour as `tf.keras.estimator.model_to_estimator`.
+    Arguments and behaviour as `tf.keras.estimator.model_to_estimator`, plus
+    `safe_mode`: a model loaded from `keras_model_path` may not deserialize Python
+    `lambda` bytecode (Lambda layers), which can run arbitrary code, unless
+    `safe_mode=False` says its source is trusted — Keras' safe mode, applied to the
+    HDF5 and SavedModel formats too (the original loaded them unchecked).
     """
     if (keras_model is None) == (keras_model_path is None):
         raise ValueError(
@@ -242,7 +281,13 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             f"{list(_CHECKPOINT_FORMATS)}.")
     if keras_model_path is not None:
         logging.info("Loading models from %s", keras_model_path)
-        keras_model = tf_keras.models.load_model(keras_model_path, custom_objects=custom_objects)
+        if safe_mode:
+            _refuse_python_lambdas(keras_model_path)
+        from tf_keras.src.saving import serialization_lib  # pylint: disable=g-import-not-at-top
+        with serialization_lib.SafeModeScope(safe_mode):
+            keras_model = tf_keras.models.load_model(keras_model_path,
+                                                     custom_objects=custom_objects,
+                                                     safe_mode=safe_mode)
     _keras_switch.check_not_keras3(keras_model, argument="keras_model")
     if not isinstance(keras_model, tf_keras.Model):
         raise ValueError(
