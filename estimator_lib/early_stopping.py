@@ -120,20 +120,25 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
 
 
+def _metric_series(eval_dir, metric_name, min_steps):
+    """(step, value) of `metric_name` in each evaluation from `min_steps` on, by step."""
+    for step, metrics in read_eval_metrics(eval_dir).items():
+        if step < min_steps:
+            continue
+        if metric_name not in metrics:
+            raise ValueError(
+                f"metric_name {metric_name!r} not found in eval results at step {step}; "
+                f"found {sorted(metrics)}.")
+        yield step, metrics[metric_name]
+
+
 def _stop_if_threshold_crossed(estimator, metric_name, threshold, higher, eval_dir,
                                min_steps, run_every_secs, run_every_steps):
     eval_dir = eval_dir or estimator.eval_dir()
     word = "higher" if higher else "lower"
 
     def should_stop():
-        for step, metrics in read_eval_metrics(eval_dir).items():
-            if step < min_steps:
-                continue
-            if metric_name not in metrics:
-                raise ValueError(
-                    f"metric_name {metric_name!r} not found in eval results at step {step}; "
-                    f"found {sorted(metrics)}.")
-            value = metrics[metric_name]
+        for step, value in _metric_series(eval_dir, metric_name, min_steps):
             if (value > threshold) if higher else (value < threshold):
                 logging.info('At step %s, metric "%s" has value %s which is %s than the '
                              "threshold of %s, so stopping.", step, metric_name, value, word,
@@ -165,14 +170,7 @@ def _stop_if_no_metric_improvement(estimator, metric_name, max_steps, increase, 
 
     def should_stop():
         best_value, best_step = None, None
-        for step, metrics in read_eval_metrics(eval_dir).items():
-            if step < min_steps:
-                continue
-            if metric_name not in metrics:
-                raise ValueError(
-                    f"metric_name {metric_name!r} not found in eval results at step {step}; "
-                    f"found {sorted(metrics)}.")
-            value = metrics[metric_name]
+        for step, value in _metric_series(eval_dir, metric_name, min_steps):
             if best_value is None or (value > best_value if increase else value < best_value):
                 best_value, best_step = value, step
             if step - best_step >= max_steps:

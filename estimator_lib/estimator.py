@@ -22,6 +22,7 @@ from estimator_lib import warm_starting
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.model_fn import canonical_mode
+from estimator_lib.model_fn import check_hooks
 from estimator_lib.model_fn import model_fn_args
 from estimator_lib.model_fn import verify_model_fn_args
 from estimator_lib.run_config import RunConfig
@@ -32,16 +33,6 @@ logging = tf.compat.v1.logging
 
 # Members a subclass may override (the original forbade overriding the rest).
 _OVERRIDABLE = frozenset(["latest_checkpoint"])
-
-
-def _check_hooks(hooks, argument="hooks"):
-    hooks = list(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise TypeError(
-                f"Hooks must be a SessionRunHook, given: {hook!r} in `{argument}` "
-                f"({type(hook).__name__}).")
-    return hooks
 
 
 def _check_positive(name, value):
@@ -134,7 +125,7 @@ class Estimator:
         if max_steps is not None and max_steps <= checkpoints.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        hooks = _check_hooks(hooks)
+        hooks = list(check_hooks(hooks, "hooks"))
         if steps is not None or max_steps is not None:
             hooks.append(tf.compat.v1.train.StopAtStepHook(steps, max_steps))
         saving_listeners = list(saving_listeners or [])
@@ -262,7 +253,7 @@ class Estimator:
                  name: Optional[str] = None) -> dict:
         """Evaluates a checkpoint (the newest by default); returns the metrics dict."""
         _check_positive("steps", steps)
-        hooks = _check_hooks(hooks)
+        hooks = list(check_hooks(hooks, "hooks"))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
@@ -332,7 +323,7 @@ class Estimator:
     def predict(self, input_fn: Callable, predict_keys=None, hooks: Optional[Iterable] = None,
                 checkpoint_path: Optional[str] = None, yield_single_examples: bool = True):
         """Yields predictions for every example (or batch) the input_fn gives."""
-        hooks = _check_hooks(hooks)
+        hooks = list(check_hooks(hooks, "hooks"))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "

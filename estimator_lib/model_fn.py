@@ -131,13 +131,14 @@ def _metric_value_and_update(metric, name):
         f"Metric objects. Received for {name!r}: {type(metric).__name__}.")
 
 
-def _check_hooks(hooks, name):
+def check_hooks(hooks, argument: str, kind=tf.compat.v1.train.SessionRunHook) -> tuple:
+    """Returns `hooks` as a tuple; a TypeError names any item that is not a `kind`."""
     hooks = tuple(hooks or ())
     for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+        if not isinstance(hook, kind):
             raise TypeError(
-                f"All hooks in `{name}` must be SessionRunHook instances. "
-                f"Received: {hook!r} of type {type(hook).__name__}.")
+                f"All items of `{argument}` must be {kind.__name__} instances. "
+                f"Received: {hook!r} ({type(hook).__name__}).")
     return hooks
 
 
@@ -186,11 +187,11 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         return super().__new__(
             cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
             eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
-            training_chief_hooks=_check_hooks(training_chief_hooks, "training_chief_hooks"),
-            training_hooks=_check_hooks(training_hooks, "training_hooks"),
+            training_chief_hooks=check_hooks(training_chief_hooks, "training_chief_hooks"),
+            training_hooks=check_hooks(training_hooks, "training_hooks"),
             scaffold=scaffold,
-            evaluation_hooks=_check_hooks(evaluation_hooks, "evaluation_hooks"),
-            prediction_hooks=_check_hooks(prediction_hooks, "prediction_hooks"))
+            evaluation_hooks=check_hooks(evaluation_hooks, "evaluation_hooks"),
+            prediction_hooks=check_hooks(prediction_hooks, "prediction_hooks"))
 
     def _replace(self, **kwds):
         if "mode" in kwds and kwds["mode"] != self.mode:

@@ -8,18 +8,10 @@ from typing import Callable, Optional
 import tensorflow as tf
 
 from estimator_lib import exporter as exporter_lib
+from estimator_lib.model_fn import check_hooks
 from estimator_lib.run_config import TaskType
 
 logging = tf.compat.v1.logging
-
-
-def _check_hooks(hooks, kind, argument):
-    hooks = tuple(hooks or ())
-    for hook in hooks:
-        if not isinstance(hook, kind):
-            raise TypeError(f"All {argument} must be {kind.__name__} instances, given: "
-                            f"{hook!r} ({type(hook).__name__}).")
-    return hooks
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks",
@@ -34,10 +26,9 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         return super().__new__(
             cls, input_fn=input_fn, max_steps=max_steps,
-            hooks=_check_hooks(hooks, tf.compat.v1.train.SessionRunHook, "hooks"),
-            saving_listeners=_check_hooks(saving_listeners,
-                                          tf.compat.v1.train.CheckpointSaverListener,
-                                          "saving_listeners"))
+            hooks=check_hooks(hooks, "hooks"),
+            saving_listeners=check_hooks(saving_listeners, "saving_listeners",
+                                         tf.compat.v1.train.CheckpointSaverListener))
 
 
 class EvalSpec(collections.namedtuple("EvalSpec", [
@@ -60,7 +51,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
         return super().__new__(
             cls, input_fn=input_fn, steps=steps, name=name,
-            hooks=_check_hooks(hooks, tf.compat.v1.train.SessionRunHook, "hooks"),
+            hooks=check_hooks(hooks, "hooks"),
             exporters=_validate_exporters(exporters), start_delay_secs=start_delay_secs,
             throttle_secs=throttle_secs)
 

@@ -12,7 +12,7 @@ traceback.
 """
 
 import sys
-from typing import Callable, List, NoReturn, Sequence
+from typing import Callable, List, NoReturn, Optional, Sequence
 
 from absl import app
 from absl import flags as absl_flags
@@ -63,8 +63,12 @@ def _make_parser(program: str) -> Callable[[List[str]], List[str]]:
 
 
 def run(main: Callable[[List[str]], None], *, program: str,
-        key_flags: Sequence[absl_flags.FlagHolder] = ()) -> None:
-    """`app.run(main)`, with one-line errors and `--help` listing `key_flags`."""
+        key_flags: Sequence[absl_flags.FlagHolder] = (),
+        argv: Optional[List[str]] = None) -> None:
+    """`app.run(main)`, with one-line errors and `--help` listing `key_flags`.
+
+    `argv` defaults to sys.argv (tests pass their own).
+    """
     declare_key_flags(key_flags)
 
     def guarded_main(argv: List[str]) -> None:
@@ -75,4 +79,4 @@ def run(main: Callable[[List[str]], None], *, program: str,
         except DATA_ERRORS as error:
             fail(program, one_line(error), EXIT_FAILURE)
 
-    app.run(guarded_main, flags_parser=_make_parser(program))
+    app.run(guarded_main, argv=argv, flags_parser=_make_parser(program))

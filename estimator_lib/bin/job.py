@@ -6,23 +6,26 @@ the scaling benchmark reads). A problem with the settings is an
 `app.UsageError` naming the flag.
 """
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import tensorflow as tf
 import tf_keras
 from absl import app
 
 import estimator_lib
+from datasets.errors import DownloadError
 from estimator_lib.bin import devices as devices_lib
 from estimator_lib.bin import inputs as inputs_lib
 from estimator_lib.bin import models
 from estimator_lib.hooks import throughput
 from estimator_lib.run_config import get_default_session_config
+from tensorflow.python.client import pywrap_tf_session  # pylint: disable=g-direct-tensorflow-import
 
 logging = tf.compat.v1.logging
 
@@ -145,11 +148,10 @@ def _session_config(xla: bool, device_kind: str) -> tf.compat.v1.ConfigProto:
         session_config.graph_options.optimizer_options.global_jit_level = (
             tf.compat.v1.OptimizerOptions.ON_1)
         if device_kind == "CPU":
-            # Auto-clustering skips CPU ops unless asked; XLA reads this flag when it first
-            # compiles, so it is set before the first session.
-            flags = os.environ.get("TF_XLA_FLAGS", "")
-            if "--tf_xla_cpu_global_jit" not in flags:
-                os.environ["TF_XLA_FLAGS"] = (flags + " --tf_xla_cpu_global_jit").strip()
+            # Auto-clustering leaves CPU ops alone unless --tf_xla_cpu_global_jit is on.
+            # TF_XLA_FLAGS is read once, when TensorFlow first lists devices (before this
+            # point), so the flag is set directly, as TensorFlow's own test_util does.
+            pywrap_tf_session.TF_SetTfXlaCpuGlobalJit(True)
     return session_config
 
 
@@ -165,6 +167,8 @@ def _build_model(config: JobConfig, inputs: inputs_lib.Inputs) -> tf_keras.Model
                                learning_rate=config.learning_rate, dtype=config.dtype,
                                weights=weights)
     except models.WeightsError as error:
+        if weights == "imagenet":  # The download failed: not a flag problem.
+            raise DownloadError(str(error)) from None
         raise app.UsageError(str(error)) from None
 
 
@@ -175,13 +179,17 @@ def _export(estimator, export_dir: str, image_shape) -> str:
     return path.decode() if isinstance(path, bytes) else path
 
 
-def run_job(config: JobConfig) -> JobSummary:
-    """Trains, evaluates and optionally exports; returns what it measured.
+@dataclasses.dataclass(frozen=True)
+class _Setup:
+    start: float
+    devices: devices_lib.Devices
+    strategy: Optional[tf.distribute.Strategy]
+    strategy_name: str
+    per_replica: int
+    batch: throughput.GlobalBatch
 
-    Raises:
-        app.UsageError: If the settings cannot run on this machine.
-        BadDataError, DownloadError: If the data is missing or bad.
-    """
+
+def _set_up(config: JobConfig) -> _Setup:
     start = time.time()
     try:
         devices = devices_lib.configure(config.num_devices)
@@ -196,8 +204,36 @@ def run_job(config: JobConfig) -> JobSummary:
     batch = throughput.make_global_batch(per_replica, strategy=strategy)
     logging.info("Training %s on %s; distribution strategy: %s.", config.model,
                  devices.describe(), strategy_name)
-    # The policy is process-wide: set it every run, float32 included.
-    tf_keras.mixed_precision.set_global_policy(config.dtype)
+    return _Setup(start, devices, strategy, strategy_name, per_replica, batch)
+
+
+@contextlib.contextmanager
+def _keras_policy(dtype: str) -> Iterator[None]:
+    """The Keras dtype policy is process-wide: set it for one job only."""
+    previous = tf_keras.mixed_precision.global_policy()
+    tf_keras.mixed_precision.set_global_policy(dtype)
+    try:
+        yield
+    finally:
+        tf_keras.mixed_precision.set_global_policy(previous)
+
+
+def run_job(config: JobConfig) -> JobSummary:
+    """Trains, evaluates and optionally exports; returns what it measured.
+
+    Raises:
+        app.UsageError: If the settings cannot run on this machine.
+        BadDataError, DownloadError: If the data is missing or bad.
+    """
+    setup = _set_up(config)
+    with _keras_policy(config.dtype):
+        return _train(config, setup)
+
+
+def _train(config: JobConfig, setup: _Setup) -> JobSummary:
+    start, devices, strategy, strategy_name, per_replica, batch = (
+        setup.start, setup.devices, setup.strategy, setup.strategy_name, setup.per_replica,
+        setup.batch)
     session_config = _session_config(config.xla, devices.kind)
 
     scoped = ({"batch_size": per_replica} if config.batch_size_scope == "per_replica"

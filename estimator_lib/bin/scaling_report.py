@@ -8,6 +8,7 @@ smallest count, the ideal linear figure and the scaling efficiency.
 
 import csv
 import json
+import logging
 import os
 import statistics
 from typing import Any, Dict, List, Optional, Sequence
@@ -132,6 +133,7 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
     """
     import matplotlib  # pylint: disable=import-outside-toplevel  (optional dependency)
     matplotlib.use("Agg")
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)  # absl's INFO is too chatty.
     from matplotlib import pyplot  # pylint: disable=import-outside-toplevel
 
     done = [r for r in rows if r["examples_per_sec"] is not None]
@@ -167,7 +169,7 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
 
     def efficiency(axes):
         values = [100 * r["efficiency"] for r in done]
-        axes.bar([str(c) for c in counts], values, color="tab:green", width=0.5)
+        axes.bar(range(len(counts)), values, color="tab:green", width=0.5)
         axes.axhline(100, linestyle="--", color="gray", label="ideal (100%)")
         for i, value in enumerate(values):
             axes.annotate(f"{value:.0f}%", (i, value), textcoords="offset points",
