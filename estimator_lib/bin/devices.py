@@ -47,18 +47,20 @@ class Devices:
                 "(they show correctness, not speed-up)")
 
 
-def check_count(num_devices: int, *, gpus: int) -> None:
-    """Raises ValueError when `num_devices` is more than this machine can give."""
+def check_count(num_devices: int, *, gpus: int, asked: Optional[str] = None) -> None:
+    """Raises ValueError when `num_devices` is more than this machine can give.
+
+    `asked` names the flag in the message (default `--num_devices=N`).
+    """
+    asked = asked or f"--num_devices={num_devices}"
     if gpus:
         if num_devices > gpus:
             raise ValueError(
-                f"--num_devices={num_devices} but this machine has {gpus} GPU(s); ask for "
-                f"1 to {gpus}.")
+                f"{asked} but this machine has {gpus} GPU(s); ask for 1 to {gpus}.")
     elif num_devices > cpu_device_limit():
         raise ValueError(
-            f"--num_devices={num_devices} but this machine has no GPU, and at most "
-            f"{cpu_device_limit()} logical CPU devices are allowed (they share the same "
-            f"{os.cpu_count()} cores).")
+            f"{asked} but this machine has no GPU, and at most {cpu_device_limit()} logical "
+            f"CPU devices are allowed (they share the same {os.cpu_count()} cores).")
 
 
 def configure(num_devices: int) -> Devices:

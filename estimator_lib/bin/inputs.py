@@ -112,9 +112,9 @@ def _tfrecords(data_dir, batch, eval_batch_size, image_size, seed) -> Inputs:
     train = make_tfrecord_input_fn(data_dir, name="train", mode=pipeline.TRAIN,
                                    image_size=size, seed=seed, **batch)
     metadata = train.metadata
-    stored = metadata.get("image_size")
-    side = image_size or (stored[0] if stored else DEFAULT_IMAGE_SIZE)
-    height, width = (side, side) if image_size or not stored else tuple(stored)
+    # The reader's own default: the stored size ('raw'), else 224 ('jpeg').
+    stored = metadata.get("image_size") or (DEFAULT_IMAGE_SIZE, DEFAULT_IMAGE_SIZE)
+    height, width = (image_size, image_size) if image_size else tuple(stored)
     evaluate, eval_split = None, None
     for name in EVAL_SPLITS:
         if os.path.isfile(tfrecords.metadata_path(data_dir, name)):

@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterator, List, Optional
 import tensorflow as tf
 import tf_keras
 from absl import app
+from tensorflow.python.client import pywrap_tf_session  # pylint: disable=g-direct-tensorflow-import
 
 import estimator_lib
 from datasets.errors import DownloadError
@@ -25,7 +26,6 @@ from estimator_lib.bin import inputs as inputs_lib
 from estimator_lib.bin import models
 from estimator_lib.hooks import throughput
 from estimator_lib.run_config import get_default_session_config
-from tensorflow.python.client import pywrap_tf_session  # pylint: disable=g-direct-tensorflow-import
 
 logging = tf.compat.v1.logging
 
@@ -142,15 +142,19 @@ def _train_steps(config: JobConfig, num_examples: int, global_batch: int) -> int
     return DEFAULT_TRAIN_STEPS
 
 
-def _session_config(xla: bool, device_kind: str) -> tf.compat.v1.ConfigProto:
+def _session_config(xla: bool, *, gpus: int) -> tf.compat.v1.ConfigProto:
+    """The default session config, with XLA auto-clustering when `xla`.
+
+    Without GPUs, auto-clustering leaves CPU ops alone unless CPU clustering is on.
+    TensorFlow reads that switch when it creates its devices (TF_XLA_FLAGS even
+    earlier), so it is set here, before `devices_lib.configure`, directly as
+    TensorFlow's own test_util does.
+    """
     session_config = get_default_session_config()
     if xla:
         session_config.graph_options.optimizer_options.global_jit_level = (
             tf.compat.v1.OptimizerOptions.ON_1)
-        if device_kind == "CPU":
-            # Auto-clustering leaves CPU ops alone unless --tf_xla_cpu_global_jit is on.
-            # TF_XLA_FLAGS is read once, when TensorFlow first lists devices (before this
-            # point), so the flag is set directly, as TensorFlow's own test_util does.
+        if not gpus:
             pywrap_tf_session.TF_SetTfXlaCpuGlobalJit(True)
     return session_config
 
@@ -187,10 +191,12 @@ class _Setup:
     strategy_name: str
     per_replica: int
     batch: throughput.GlobalBatch
+    session_config: tf.compat.v1.ConfigProto
 
 
 def _set_up(config: JobConfig) -> _Setup:
     start = time.time()
+    session_config = _session_config(config.xla, gpus=devices_lib.count_gpus())
     try:
         devices = devices_lib.configure(config.num_devices)
         strategy_name = devices_lib.resolve_strategy_name(config.distribution_strategy,
@@ -204,7 +210,7 @@ def _set_up(config: JobConfig) -> _Setup:
     batch = throughput.make_global_batch(per_replica, strategy=strategy)
     logging.info("Training %s on %s; distribution strategy: %s.", config.model,
                  devices.describe(), strategy_name)
-    return _Setup(start, devices, strategy, strategy_name, per_replica, batch)
+    return _Setup(start, devices, strategy, strategy_name, per_replica, batch, session_config)
 
 
 @contextlib.contextmanager
@@ -234,7 +240,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     start, devices, strategy, strategy_name, per_replica, batch = (
         setup.start, setup.devices, setup.strategy, setup.strategy_name, setup.per_replica,
         setup.batch)
-    session_config = _session_config(config.xla, devices.kind)
+    session_config = setup.session_config
 
     scoped = ({"batch_size": per_replica} if config.batch_size_scope == "per_replica"
               else {"global_batch_size": batch.size})

@@ -69,9 +69,11 @@ def _check(counts: List[int], *, strategy: str, scope: str, gpus: int) -> None:
             f"strong: global). Received: --batch_size_scope={defs.BATCH_SIZE_SCOPE.value}.")
     for count in counts:
         try:
-            devices_lib.check_count(count, gpus=gpus)
+            devices_lib.check_count(
+                count, gpus=gpus,
+                asked=f"--devices={','.join(map(str, counts))} asks for {count} devices,")
         except ValueError as error:
-            raise app.UsageError(str(error).replace("--num_devices", "--devices contains"))
+            raise app.UsageError(str(error)) from None
         if scope == "global" and defs.BATCH_SIZE.value % count:
             raise app.UsageError(
                 f"--batch_size={defs.BATCH_SIZE.value} with --scaling=strong is the global "

@@ -48,7 +48,8 @@ def config_from_flags() -> job.JobConfig:
 
 def main(argv):
     if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
+        raise app.UsageError(
+            f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)  # Progress by default.
     tf.get_logger().propagate = False  # One copy of each line, not absl's as well.
     summary = job.run_job(config_from_flags())
