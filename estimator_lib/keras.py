@@ -8,6 +8,7 @@ weights reach the Estimator through a first checkpoint in `model_dir/keras/`
 that the Estimator warm-starts from.
 """
 
+import contextlib
 import os
 import re
 import warnings
@@ -86,6 +87,22 @@ def _estimator_io_to_keras(model, features, labels):
     return inputs, targets, sample_weights
 
 
+@contextlib.contextmanager
+def _explain_rebuild_failures():
+    """Turns 'eager tensor in a graph' failures of a rebuilt model into one clear error."""
+    try:
+        yield
+    except (RuntimeError, TypeError, ValueError) as e:
+        if "EagerTensor" not in str(e):
+            raise
+        raise ValueError(
+            "model_to_estimator could not rebuild the compiled model in the Estimator's "
+            f"graph ({type(e).__name__}: {str(e).strip().splitlines()[-1]}). Its loss, "
+            "metrics and layers are rebuilt in a new graph for every call, so they cannot "
+            "capture eager tensors or variables made outside the model; compute such values "
+            "inside the loss function, or use tf.keras loss and metric objects.") from e
+
+
 def _clone_and_build(mode, keras_model, custom_objects, optimizer_config, features=None,
                      labels=None):
     """Clones `keras_model` into the current graph; compiled unless PREDICT."""
@@ -98,10 +115,11 @@ def _clone_and_build(mode, keras_model, custom_objects, optimizer_config, featur
     if compile_clone:
         global_step = tf.compat.v1.train.get_or_create_global_step()
         keras_backend.track_variable(global_step)
-    clone = tf_keras.__internal__.models.clone_and_build_model(
-        keras_model, inputs, targets, custom_objects=custom_objects,
-        compile_clone=compile_clone, in_place_reset=not _is_graph_network(keras_model),
-        optimizer_iterations=global_step, optimizer_config=optimizer_config)
+    with _explain_rebuild_failures():
+        clone = tf_keras.__internal__.models.clone_and_build_model(
+            keras_model, inputs, targets, custom_objects=custom_objects,
+            compile_clone=compile_clone, in_place_reset=not _is_graph_network(keras_model),
+            optimizer_iterations=global_step, optimizer_config=optimizer_config)
     if sample_weights is not None:
         clone._compile_weights_loss_and_weighted_metrics(sample_weights)
     return clone
@@ -148,10 +166,11 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                 # summed (the original did divide twice: gradients 1/N too small).
                 tf.compat.v1.get_default_graph()._last_loss_reduction = (  # pylint: disable=protected-access
                     tf.compat.v1.losses.Reduction.SUM)
-            if mode == ModeKeys.TRAIN:
-                model._make_train_function()
-            else:
-                model._make_test_function()
+            with _explain_rebuild_failures():
+                if mode == ModeKeys.TRAIN:
+                    model._make_train_function()
+                else:
+                    model._make_test_function()
             loss = model.total_loss
             if mode == ModeKeys.EVAL and replicas > 1:
                 loss = loss * replicas  # Report each batch's own mean loss, not 1/N of it.
@@ -190,7 +209,8 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
     with tf.Graph().as_default() as graph:
         tf.compat.v1.train.create_global_step(graph)
         model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
-        model._make_train_function()
+        with _explain_rebuild_failures():
+            model._make_train_function()
         with tf.compat.v1.Session(config=config.session_config) as session:
             keras_backend.set_session(session)
             model.set_weights(weights)

@@ -182,6 +182,12 @@ class ModelToEstimatorTest(tf.test.TestCase):
             el.model_to_estimator(uncompiled)
         with self.assertRaisesRegex(ValueError, "Unknown checkpoint format"):
             el.model_to_estimator(_sequential(), checkpoint_format="h5")
+        scale = tf.constant(2.0)  # An eager tensor: the loss cannot be rebuilt in a graph.
+        eager_loss = tf_keras.Sequential([tf_keras.layers.Dense(2, input_shape=(4,))])
+        eager_loss.compile("sgd", lambda y, p: tf.reduce_mean(tf.square(y - p)) * scale)
+        with self.assertRaisesRegex(ValueError, "could not rebuild the compiled model.*"
+                                                "cannot capture eager tensors"):
+            el.model_to_estimator(eager_loss)
         import keras  # pylint: disable=import-outside-toplevel
         keras3 = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
         keras3.compile("adam", "mse")
