@@ -50,9 +50,15 @@ def main(argv):
     if len(argv) > 1:
         raise app.UsageError(
             f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
+    logger = tf.get_logger()
+    verbosity, propagate = logger.level, logger.propagate
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)  # Progress by default.
-    tf.get_logger().propagate = False  # One copy of each line, not absl's as well.
-    summary = job.run_job(config_from_flags())
+    logger.propagate = False  # One copy of each line, not absl's as well.
+    try:
+        summary = job.run_job(config_from_flags())
+    finally:  # A test that calls main() gets the process's logging back.
+        logger.setLevel(verbosity)
+        logger.propagate = propagate
     print("\n".join(summary.lines()), flush=True)
 
 

@@ -220,7 +220,7 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
             return sum(len(node.attr) for node in proto.meta_graphs[0].graph_def.node)
 
         base = os.path.join(self.get_temp_dir(), "export")
-        with self.assertLogs(level="WARNING") as logs:
+        with self.assertLogs("tensorflow", level="WARNING") as logs:
             kept = est.export_savedmodel(base, receiver_fn)
         self.assertIn("export_savedmodel", "".join(logs.output))
         stripped = est.export_savedmodel(base, receiver_fn, strip_default_attrs=True)
