@@ -237,7 +237,9 @@ class Estimator:
                 chief_hooks=chief_hooks + list(spec.training_chief_hooks),
                 save_summary_steps=config.save_summary_steps,
                 log_step_count_steps=config.log_step_count_steps,
-                max_wait_secs=config.session_creation_timeout_secs))
+                max_wait_secs=config.session_creation_timeout_secs,
+                cluster=(config.cluster_spec.as_dict()
+                         if distribute.is_multi_worker(config) else None)))
             while not session.should_stop():
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True

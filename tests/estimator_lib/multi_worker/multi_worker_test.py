@@ -17,6 +17,7 @@ import tensorflow as tf
 
 import estimator_lib as el
 from estimator_lib import distribute
+from estimator_lib import session as session_lib
 from tests.estimator_lib.multi_worker import program
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -103,6 +104,15 @@ class MultiWorkerTest(tf.test.TestCase):
         self.assertEqual(tf.train.load_variable(model_dir, "global_step"), 6)
         self.assertAllEqual(np.load(os.path.join(out_dir, "chief0.npy")),
                             np.load(os.path.join(out_dir, "worker0.npy")))
+
+    def test_unreachable_tasks_are_named(self):
+        with socket.socket() as listening:
+            listening.bind(("127.0.0.1", 0))
+            listening.listen(1)
+            alive = f"127.0.0.1:{listening.getsockname()[1]}"
+            dead = f"127.0.0.1:{_free_port()}"
+            self.assertEqual(session_lib.unreachable_tasks(
+                {"chief": [alive], "worker": [alive, dead]}), [f"worker:1 ({dead})"])
 
     def test_a_time_cadence_is_refused_across_workers(self):
         estimator = el.Estimator(program.model_fn,

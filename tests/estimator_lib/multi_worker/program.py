@@ -63,7 +63,7 @@ def _stop_on_second_check(name):
     return should_stop
 
 
-def main(model_dir, out_dir, early_stop=False):
+def main(model_dir, out_dir, early_stop=False, max_steps=MAX_STEPS):
     task = json.loads(os.environ["TF_CONFIG"])["task"]
     strategy = (tf.distribute.MultiWorkerMirroredStrategy()
                 if task["type"] != "evaluator" else None)
@@ -76,11 +76,14 @@ def main(model_dir, out_dir, early_stop=False):
     if early_stop and strategy is not None:
         hooks.append(el.experimental.make_early_stopping_hook(
             estimator, _stop_on_second_check(name), run_every_secs=None, run_every_steps=3))
-    train_spec = el.TrainSpec(input_fn, max_steps=MAX_STEPS, hooks=hooks)
+    train_spec = el.TrainSpec(input_fn, max_steps=max_steps, hooks=hooks)
     eval_spec = el.EvalSpec(input_fn, steps=None, start_delay_secs=0, throttle_secs=1)
     el.train_and_evaluate(estimator, train_spec, eval_spec)
     print("DONE", name, flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], early_stop="--early_stop" in sys.argv[3:])
+    options = sys.argv[3:]
+    steps = [int(o.split("=")[1]) for o in options if o.startswith("--max_steps=")]
+    main(sys.argv[1], sys.argv[2], early_stop="--early_stop" in options,
+         max_steps=steps[0] if steps else MAX_STEPS)
