@@ -1,0 +1,477 @@
+"""estimator_lib against Keras fit and a hand-written TF2 loop, per step and end to end.
+
+One command runs, interleaved (A B C D A B C D ...), each run in a fresh
+process so that start-up is measured honestly, on the same seed CNN, the same
+in-memory Fashion-MNIST-shaped data, the same global batch and device count:
+
+    (a) estimator_lib_keras     estimator_lib.model_to_estimator(make_cnn())
+    (b) estimator_lib_model_fn  estimator_lib.Estimator with a custom model_fn
+    (c) keras_fit               tf_keras Model.fit
+    (d) tf_function_loop        hand-written tf.function loop (tf.GradientTape)
+    and, with --original_python, (a) and (b) on the original tf.estimator.
+
+For each it prints, as medians over `--repeats` rounds: per-step img/s (steady
+state, the first `--warm_steps` steps left out, from per-step timestamps taken
+inside each framework), end-to-end img/s (process launch to the training call's
+return), time to the first step's end (from process launch), and the ratios of
+each round's figures to the same round's hand-written loop. Writes a markdown
+table and JSON to `--output_dir` and regenerates the "Per-step and end-to-end"
+section of docs/benchmarks.md (one sub-section per device count; the others
+are kept).
+
+    python bench/compare.py --devices=1 --repeats=3 \
+        --original_python=/tmp/tf215/bin/python
+    python bench/compare.py --devices=2 --repeats=3   # MirroredStrategy, 2 CPUs
+    python bench/compare.py --repeats=1 --examples=10240 --noupdate_docs  # quick
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(_HERE)
+RUN_SCRIPT = os.path.join(_HERE, "compare_run.py")
+DOCS = os.path.join(REPO, "docs", "benchmarks.md")
+SECTION = "## Per-step and end-to-end"
+
+LOOP = "tf_function_loop"
+FRAMEWORKS = ("estimator_lib_keras", "estimator_lib_model_fn", "keras_fit", LOOP)
+ORIGINALS = {"estimator_lib_keras": "original_keras",
+             "estimator_lib_model_fn": "original_model_fn"}
+LABELS = {
+    "estimator_lib_keras": "estimator_lib, model_to_estimator",
+    "estimator_lib_model_fn": "estimator_lib, custom model_fn",
+    "keras_fit": "tf_keras Model.fit",
+    LOOP: "hand-written tf.function loop",
+    "original_keras": "original tf.estimator, model_to_estimator",
+    "original_model_fn": "original tf.estimator, custom model_fn",
+}
+# The issue's targets, as ratios within one run.
+TARGET_PER_STEP = 1.00
+TARGET_END_TO_END = 0.95
+TARGET_VS_ORIGINAL = 3.5
+TARGET_FIRST_STEP_SECS = 3.0
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--devices", default="1",
+                        help="Comma-separated device counts: 1, 2 (2 = MirroredStrategy "
+                             "over 2 logical CPU devices).")
+    parser.add_argument("--repeats", type=int, default=3, help="Interleaved rounds.")
+    parser.add_argument("--batch_size", type=int, default=512,
+                        help="Global batch: examples per step over all devices.")
+    parser.add_argument("--examples", type=int, default=512 * 112,
+                        help="In-memory images; steps = examples // batch_size.")
+    parser.add_argument("--warm_steps", type=int, default=10,
+                        help="Leading steps left out of the per-step figure.")
+    parser.add_argument("--frameworks", default=",".join(FRAMEWORKS),
+                        help=f"Comma-separated subset of {','.join(FRAMEWORKS)}; "
+                             f"{LOOP} is always run (the ratios' reference).")
+    parser.add_argument("--original_python", default=None,
+                        help="A Python with TF <= 2.15 and tensorflow-estimator: also runs "
+                             "the estimator frameworks on the original tf.estimator.")
+    parser.add_argument("--output_dir", default=os.path.join(tempfile.gettempdir(),
+                                                             "estimator_lib_compare"))
+    parser.add_argument("--run_timeout", type=float, default=600,
+                        help="Seconds before one run is killed and counted as failed.")
+    parser.add_argument("--docs", default=DOCS, help="The markdown file to regenerate.")
+    parser.add_argument("--update_docs", action=argparse.BooleanOptionalAction, default=True,
+                        help="Regenerate the docs section (--noupdate_docs for quick runs).")
+    parser.add_argument("--profile", action="store_true",
+                        help="Instead of the comparison: run each estimator_lib framework "
+                             "once with its fixed-cost phases timed, and once under cProfile "
+                             "(first device count only; writes to --output_dir).")
+    args = parser.parse_args([a.replace("--noupdate_docs", "--no-update_docs") for a in argv])
+    args.devices = sorted({int(d) for d in args.devices.split(",") if d})
+    if not set(args.devices) <= {1, 2}:
+        raise ValueError(f"`devices` must be 1 and/or 2. Received: devices={args.devices}.")
+    frameworks = [f for f in args.frameworks.split(",") if f]
+    unknown = sorted(set(frameworks) - set(FRAMEWORKS))
+    if unknown:
+        raise ValueError(f"Unknown `frameworks` {unknown}; choose from {list(FRAMEWORKS)}.")
+    args.frameworks = [f for f in FRAMEWORKS if f in frameworks or f == LOOP]
+    if args.repeats < 1:
+        raise ValueError(f"`repeats` must be >= 1. Received: repeats={args.repeats}.")
+    steps = args.examples // args.batch_size
+    if not 1 <= args.warm_steps < steps - 1:
+        raise ValueError(
+            f"`warm_steps` must be >= 1 and leave at least 2 measured steps of the {steps}. "
+            f"Received: warm_steps={args.warm_steps}.")
+    for devices in args.devices:
+        if args.batch_size % devices:
+            raise ValueError(
+                f"`batch_size` must divide evenly across {devices} replicas. "
+                f"Received: batch_size={args.batch_size}.")
+    return args
+
+
+# ------------------------------------------------------------------- one run
+
+def _run_once(args, framework, devices, tag, scratch, *, extra_flags=(), prefix=()):
+    """Starts one run in a fresh process; returns its raw result (or the failure)."""
+    python = args.original_python if framework.startswith("original") else sys.executable
+    result_path = os.path.join(scratch, f"{tag}.json")
+    model_dir = os.path.join(scratch, f"{tag}_model_dir")
+    log_path = os.path.join(args.output_dir, "logs", f"{tag}.log")
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
+    if not framework.startswith("original"):
+        # Every TF 2.21 run uses tf_keras. Without this, `import tensorflow` alone also
+        # imports Keras 3 (and matplotlib): ~1 s that only the runs not importing
+        # estimator_lib (which sets it) would pay. TF 2.15 has no tf_keras to switch to.
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    launch = time.time()
+    command = [python, *prefix, RUN_SCRIPT, f"--framework={framework}",
+               f"--devices={devices}", f"--batch_size={args.batch_size}",
+               f"--examples={args.examples}", f"--launch_time={launch!r}",
+               f"--model_dir={model_dir}", f"--result={result_path}", *extra_flags]
+    with open(log_path, "w", encoding="utf-8") as log:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            returncode = process.wait(timeout=args.run_timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # The group this run started.
+            process.wait()
+            returncode = "timeout"
+    exited = time.time()
+    shutil.rmtree(model_dir, ignore_errors=True)
+    if returncode != 0 or not os.path.exists(result_path):
+        return {"framework": framework, "devices": devices, "ok": False,
+                "error": f"exit {returncode}; see {log_path}", "log": log_path}
+    with open(result_path, encoding="utf-8") as f:
+        raw = json.load(f)
+    raw.update(ok=True, exited=exited, log=log_path)
+    return raw
+
+
+def measure(raw, warm_steps):
+    """Per-step, end-to-end and start-up figures of one run's raw result."""
+    if not raw.get("ok"):
+        return dict(raw)
+    ends, launch = raw["step_ends"], raw["launch"]
+    batch, steps = raw["global_batch_size"], len(raw["step_ends"])
+    if steps != raw["steps_planned"]:
+        return dict(raw, ok=False, error=f"{steps} steps run, {raw['steps_planned']} planned")
+    measured = ends[-1] - ends[warm_steps - 1]
+    return {
+        "framework": raw["framework"], "devices": raw["devices"], "ok": True,
+        "tf_version": raw["tf_version"], "steps": steps, "global_batch_size": batch,
+        "per_step_img_per_sec": batch * (steps - warm_steps) / measured,
+        "secs_per_step": measured / (steps - warm_steps),
+        "end_to_end_img_per_sec": batch * steps / (raw["returned"] - launch),
+        "median_step_img_per_sec": batch / statistics.median(
+            b - a for a, b in zip(ends[warm_steps - 1:], ends[warm_steps:])),
+        "first_step_secs": ends[0] - launch,
+        "returned_secs": raw["returned"] - launch,
+        "exited_secs": raw["exited"] - launch,
+        "import_secs": raw["imported"] - launch,
+        "first_step_after_data_secs": ends[0] - raw["data_ready"],
+        "after_last_step_secs": raw["returned"] - ends[-1],
+        "log": raw["log"],
+    }
+
+
+# --------------------------------------------------------------- aggregation
+
+def summarize(records, frameworks):
+    """Medians per (devices, framework), ratios taken within each round first."""
+    summary = {}
+    for devices in sorted({r["devices"] for r in records}):
+        summary[devices] = {}
+        rounds = {}
+        for r in records:
+            if r["devices"] == devices:
+                rounds.setdefault(r["round"], {})[r["framework"]] = r
+        for framework in frameworks:
+            runs = [rnd[framework] for rnd in rounds.values() if framework in rnd]
+            ok = [r for r in runs if r["ok"]]
+            entry = {"runs": len(runs), "ok_runs": len(ok)}
+            if ok:
+                for key in ("per_step_img_per_sec", "median_step_img_per_sec", "secs_per_step",
+                            "end_to_end_img_per_sec",
+                            "first_step_secs", "returned_secs", "exited_secs", "import_secs",
+                            "first_step_after_data_secs", "after_last_step_secs"):
+                    entry[key] = statistics.median(r[key] for r in ok)
+                entry["tf_version"] = ok[0]["tf_version"]
+
+            def ratios(key, reference, rounds=rounds, framework=framework):
+                values = [rnd[framework][key] / rnd[reference][key] for rnd in rounds.values()
+                          if rnd.get(framework, {}).get("ok") and rnd.get(reference, {}).get("ok")]
+                return statistics.median(values) if values else None
+
+            entry["per_step_vs_loop"] = ratios("per_step_img_per_sec", LOOP)
+            entry["end_to_end_vs_loop"] = ratios("end_to_end_img_per_sec", LOOP)
+            # The estimators against the original of the same API; Keras fit and
+            # the loop against the original model_to_estimator (the seed program).
+            original = ORIGINALS.get(framework, ORIGINALS["estimator_lib_keras"])
+            if not framework.startswith("original"):
+                entry["end_to_end_vs_original"] = ratios("end_to_end_img_per_sec", original)
+                entry["per_step_vs_original"] = ratios("per_step_img_per_sec", original)
+            summary[devices][framework] = entry
+    return summary
+
+
+def targets(summary):
+    """Lines saying which of the issue's targets each estimator_lib framework meets."""
+    lines = []
+    for devices, entries in summary.items():
+        for framework in ORIGINALS:
+            entry = entries.get(framework)
+            if not entry or not entry["ok_runs"]:
+                continue
+            checks = [
+                ("per step", entry["per_step_vs_loop"], TARGET_PER_STEP, "x loop"),
+                ("end to end", entry["end_to_end_vs_loop"], TARGET_END_TO_END, "x loop"),
+                ("end to end", entry.get("end_to_end_vs_original"), TARGET_VS_ORIGINAL,
+                 "x original"),
+            ]
+            parts = []
+            for what, value, goal, unit in checks:
+                if value is None:
+                    continue
+                mark = "met" if value >= goal else "MISSED"
+                parts.append(f"{what} {value:.3f}{unit} (>= {goal:.2f}: {mark})")
+            loop_vs_original = entries.get(LOOP, {}).get("end_to_end_vs_original")
+            if entry.get("end_to_end_vs_original") is not None and loop_vs_original:
+                parts[-1] += f", the loop's own {loop_vs_original:.3f}x"
+            first = entry["first_step_secs"]
+            loop_first = entries.get(LOOP, {}).get("first_step_secs")
+            parts.append(f"first step {first:.2f} s (< {TARGET_FIRST_STEP_SECS:.0f} s: "
+                         f"{'met' if first < TARGET_FIRST_STEP_SECS else 'MISSED'}; the loop's "
+                         f"{_fmt(loop_first, '.2f')} s)")
+            lines.append(f"{devices} device(s), {LABELS[framework]}: " + "; ".join(parts))
+    return lines
+
+
+def _fmt(value, spec):
+    return "n/a" if value is None else format(value, spec)
+
+
+def markdown_table(entries, order):
+    rows = ["| | per-step img/s | x loop | end-to-end img/s | x loop | x original "
+            "| first step (s) | train returns (s) | after last step (s) | import (s) | runs |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for framework in order:
+        e = entries.get(framework)
+        if not e:
+            continue
+        if not e["ok_runs"]:
+            rows.append(f"| {LABELS[framework]} | failed | | | | | | | | | 0/{e['runs']} |")
+            continue
+        rows.append(
+            f"| {LABELS[framework]} | {e['per_step_img_per_sec']:,.0f} "
+            f"| {_fmt(e['per_step_vs_loop'], '.2f')} | {e['end_to_end_img_per_sec']:,.0f} "
+            f"| {_fmt(e['end_to_end_vs_loop'], '.2f')} "
+            f"| {_fmt(e.get('end_to_end_vs_original'), '.2f')} "
+            f"| {e['first_step_secs']:.2f} | {e['returned_secs']:.2f} "
+            f"| {e['after_last_step_secs']:.2f} | {e['import_secs']:.2f} "
+            f"| {e['ok_runs']}/{e['runs']} |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------- docs
+
+def _command(argv):
+    return "python bench/compare.py " + shlex.join(argv) if argv else "python bench/compare.py"
+
+
+def device_section(devices, entries, order, args, argv, machine):
+    steps = args.examples // args.batch_size
+    title = "1 device" if devices == 1 else (
+        f"{devices} devices (MirroredStrategy over {devices} logical CPU devices)")
+    target_lines = [line.split(": ", 1)[1] for line in targets({devices: entries})]
+    target_names = [LABELS[f] for f in ORIGINALS if entries.get(f, {}).get("ok_runs")]
+    lines = [
+        f"### {title}", "", "    " + _command(argv), "",
+        f"{machine['date']}, {machine['cpus']} CPU cores shared with other work (load average "
+        f"{machine['load_before']:.1f} before, {machine['load_after']:.1f} after), "
+        f"TF {entries.get(LOOP, {}).get('tf_version', '?')}; {args.examples:,} images, global "
+        f"batch {args.batch_size}, {steps} steps, per-step figures leave out the first "
+        f"{args.warm_steps}; medians of {args.repeats} interleaved round(s), ratios taken "
+        "within each round.", "",
+        markdown_table(entries, order), "",
+    ]
+    if target_lines:
+        lines.append("Targets:")
+        lines.append("")
+        lines.extend(f"- {name}: {line}" for name, line in zip(target_names, target_lines))
+        lines.append("")
+    return "\n".join(lines)
+
+
+SECTION_INTRO = """\
+`bench/compare.py` runs each framework in a fresh process, interleaved, on the
+seed CNN, random Fashion-MNIST-shaped images in memory and the same global
+batch. Per-step img/s is the steady state from timestamps taken inside each
+framework (a SessionRunHook, a Keras callback, the loop itself); end-to-end
+img/s counts from process launch to the training call's return; the first step
+is timed from process launch. "x loop" and "x original" are ratios within a
+round (then the median): the machine is shared, so compare only figures of one
+run. "x original" compares each estimator with the original tf.estimator
+(TF 2.15) on the same API, and Keras fit and the loop with the original
+model_to_estimator. The loop keeps its iterator alive past its return, so its
+end-to-end figure never includes tf.data's iterator teardown (see "Where the
+time goes"); Keras fit and the Estimators pay theirs inside fit()/train().
+The hand-written loop and Keras fit use tf_keras' Adam; the estimators use
+`tf.compat.v1.train.AdamOptimizer`, as the seed program does. Each Estimator
+run uses a default RunConfig (checkpoints at step 0 and at the end, summaries
+and step logging every 100 steps).
+"""
+
+
+def update_docs(path, sections):
+    """Replaces the per-device sub-sections in `path`'s SECTION; keeps all else."""
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Benchmarks\n"
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(SECTION)), None)
+    kept = {}
+    if start is None:
+        before, after = lines, []
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+                   len(lines))
+        before, old, after = lines[:start], lines[start:end], lines[end:]
+        current = None
+        for line in old:
+            if line.startswith("### "):
+                current = int(line[4:].split()[0]) if line[4:].split()[0].isdigit() else None
+                if current is not None:
+                    kept[current] = []
+            if current is not None:
+                kept[current].append(line)
+        kept = {k: "\n".join(v).rstrip() + "\n" for k, v in kept.items()}
+    kept.update(sections)
+    body = [f"{SECTION} (bench/compare.py)", "", SECTION_INTRO]
+    body.extend(kept[d] for d in sorted(kept))
+    while before and not before[-1].strip():
+        before.pop()
+    new = "\n".join(before) + "\n\n" + "\n".join(body).rstrip() + "\n"
+    if after:
+        new += "\n" + "\n".join(after).lstrip("\n")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new.rstrip("\n") + "\n")
+
+
+# ------------------------------------------------------------------- profile
+
+def profile(args, scratch):
+    """Times the Estimator's fixed-cost phases, then cProfiles one run per framework."""
+    import pstats  # pylint: disable=import-outside-toplevel
+    devices = args.devices[0]
+    reports = []
+    for framework in [f for f in args.frameworks if f in ORIGINALS]:
+        tag = f"profile_phases_{framework}_{devices}dev"
+        raw = _run_once(args, framework, devices, tag, scratch, extra_flags=["--phases"])
+        lines = [f"## {LABELS[framework]}, {devices} device(s): phases (s from launch)"]
+        if raw.get("ok"):
+            launch, ends = raw["launch"], raw["step_ends"]
+            lines.append(f"  imports done             {raw['imported'] - launch:8.3f}")
+            lines.append(f"  data ready               {raw['data_ready'] - launch:8.3f}")
+            for span in sorted(raw.get("phases", []), key=lambda s: s["start"]):
+                if span["end"] - span["start"] >= 0.005:
+                    lines.append(f"  {span['start'] - launch:8.3f} -> {span['end'] - launch:8.3f}"
+                                 f"  ({span['end'] - span['start']:6.3f})  {span['label']}")
+            lines.append(f"  first step ends          {ends[0] - launch:8.3f}")
+            lines.append(f"  last step ends           {ends[-1] - launch:8.3f}")
+            lines.append(f"  train() returned         {raw['returned'] - launch:8.3f}")
+        else:
+            lines.append(f"  failed: {raw['error']}")
+        stats_path = os.path.join(args.output_dir, f"profile_{framework}_{devices}dev.prof")
+        raw = _run_once(args, framework, devices, f"profile_cprofile_{framework}_{devices}dev",
+                        scratch, prefix=["-m", "cProfile", "-o", stats_path])
+        if raw.get("ok"):
+            text_path = stats_path[:-len(".prof")] + ".txt"
+            with open(text_path, "w", encoding="utf-8") as f:
+                stats = pstats.Stats(stats_path, stream=f)
+                stats.sort_stats("cumulative").print_stats(80)
+            lines.append(f"  cProfile: {stats_path} (top 80 by cumulative time: {text_path})")
+        reports.append("\n".join(lines))
+    return "\n\n".join(reports)
+
+
+# ---------------------------------------------------------------------- main
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parse(argv)
+    os.makedirs(args.output_dir, exist_ok=True)
+    if args.profile:
+        with tempfile.TemporaryDirectory(prefix="compare_") as scratch:
+            report = profile(args, scratch)
+        with open(os.path.join(args.output_dir, "profile.txt"), "w", encoding="utf-8") as f:
+            f.write(report + "\n")
+        print(report)
+        return
+    order = list(args.frameworks)
+    if args.original_python:
+        order += [ORIGINALS[f] for f in args.frameworks if f in ORIGINALS]
+    machine = {"date": datetime.date.today().isoformat(), "cpus": os.cpu_count(),
+               "platform": platform.platform(), "load_before": os.getloadavg()[0]}
+    records = []
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="compare_") as scratch:
+        for devices in args.devices:
+            for round_index in range(args.repeats):
+                for framework in order:
+                    tag = f"{devices}dev_round{round_index}_{framework}"
+                    record = measure(_run_once(args, framework, devices, tag, scratch),
+                                     args.warm_steps)
+                    record["round"] = round_index
+                    records.append(record)
+                    _print_run(record, round_index)
+        machine["load_after"] = os.getloadavg()[0]
+        machine["wall_secs"] = time.time() - started
+        summary = summarize(records, order)
+
+    tables = {d: markdown_table(summary[d], order) for d in summary}
+    target_lines = targets(summary)
+    print()
+    for devices, table in tables.items():
+        print(f"{devices} device(s), medians of {args.repeats} round(s):")
+        print(table)
+        print()
+    for line in target_lines:
+        print(line)
+    print(f"\nWall time of the comparison: {machine['wall_secs']:.0f} s. "
+          f"Logs and results: {args.output_dir}")
+    sections = {d: device_section(d, summary[d], order, args, argv, machine) for d in summary}
+    with open(os.path.join(args.output_dir, "compare.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(sections[d] for d in sorted(sections)))
+    with open(os.path.join(args.output_dir, "compare.json"), "w", encoding="utf-8") as f:
+        json.dump({"command": _command(argv), "args": vars(args), "machine": machine,
+                   "summary": {str(d): v for d, v in summary.items()}, "runs": records},
+                  f, indent=1, sort_keys=True)
+    if args.update_docs:
+        update_docs(args.docs, sections)
+        print(f"Regenerated '{SECTION}' in {args.docs}.")
+
+
+def _print_run(record, round_index):
+    name = f"{record['devices']} dev round {round_index + 1} {record['framework']:<24}"
+    if not record["ok"]:
+        print(f"{name} FAILED: {record['error']}", flush=True)
+        return
+    print(f"{name} per-step {record['per_step_img_per_sec']:8,.0f} img/s  end-to-end "
+          f"{record['end_to_end_img_per_sec']:7,.0f} img/s  first step "
+          f"{record['first_step_secs']:5.2f} s  returns {record['returned_secs']:6.2f} s",
+          flush=True)
+
+
+if __name__ == "__main__":
+    main()
