@@ -23,6 +23,10 @@ are kept).
         --original_python=/tmp/tf215/bin/python
     python bench/compare.py --devices=2 --repeats=3   # MirroredStrategy, 2 CPUs
     python bench/compare.py --repeats=1 --examples=10240 --noupdate_docs  # quick
+    python bench/compare.py --profile --devices=1  # estimator_lib's fixed costs
+
+`bench/compare_run.py` is the one-run script each process executes;
+`bench/session_teardown.py` isolates the cost of closing the session.
 """
 
 import argparse

@@ -68,7 +68,7 @@ def main(argv=None):
         tf.config.set_logical_device_configuration(
             tf.config.list_physical_devices("CPU")[0],
             [tf.config.LogicalDeviceConfiguration()] * args.devices)
-    _keras(tf)  # Every run uses Keras 2: count its import in everyone's start-up.
+    keras_module(tf)  # Every run uses Keras 2: count its import in everyone's start-up.
     imported = time.time()
 
     rng = np.random.RandomState(0)
@@ -99,7 +99,7 @@ def main(argv=None):
 
 # ----------------------------------------------------------------- the model
 
-def _keras(tf):
+def keras_module(tf):
     """tf_keras where installed (TF >= 2.16), else TensorFlow's own Keras 2."""
     try:
         import tf_keras  # pylint: disable=import-outside-toplevel
@@ -122,7 +122,7 @@ def _cnn(keras, *, softmax=True):
     return keras.Model(inputs, outputs, name="cnn")
 
 
-def _dataset(tf, images, labels, batch_size):
+def make_dataset(tf, images, labels, batch_size):
     # The same pipeline for everyone: arrays in memory, repeated, batched, prefetched.
     dataset = tf.data.Dataset.from_tensor_slices((images, labels))
     return dataset.repeat().batch(batch_size, drop_remainder=True).prefetch(
@@ -144,7 +144,7 @@ def _run_estimator(tf, args, images, labels, steps):
         to_estimator = tf.keras.estimator.model_to_estimator
     else:
         import estimator_lib as estimator_api  # pylint: disable=import-outside-toplevel
-        keras = _keras(tf)
+        keras = keras_module(tf)
         to_estimator = estimator_api.model_to_estimator
     model_dir = args.model_dir or _temporary_dir()
     strategy = _mirrored(tf, args.devices) if args.devices > 1 else None
@@ -159,7 +159,7 @@ def _run_estimator(tf, args, images, labels, steps):
 
     def input_fn():
         # As the Estimator contract: under a strategy, the input_fn batches per replica.
-        return _dataset(tf, images, labels, per_replica_batch)
+        return make_dataset(tf, images, labels, per_replica_batch)
 
     phases = _PhaseRecorder(tf) if args.phases and not original else None
     built = time.time()
@@ -173,10 +173,10 @@ def _run_estimator(tf, args, images, labels, steps):
             model = models.make_cnn(learning_rate=LEARNING_RATE)
         estimator = to_estimator(keras_model=model, config=config)
     else:
-        estimator = estimator_api.Estimator(_make_model_fn(tf, keras, estimator_api),
+        estimator = estimator_api.Estimator(make_model_fn(tf, keras, estimator_api),
                                             config=config)
     constructed = time.time()
-    hook = _step_ends_hook(tf)
+    hook = step_ends_hook(tf)
     estimator.train(input_fn, steps=steps, hooks=[hook])
     extra = {"estimator_constructed": constructed, "estimator_construction_secs":
              constructed - built}
@@ -185,7 +185,7 @@ def _run_estimator(tf, args, images, labels, steps):
     return hook.step_ends, extra
 
 
-def _make_model_fn(tf, keras, estimator_api):
+def make_model_fn(tf, keras, estimator_api):
 
     def model_fn(features, labels, mode):
         logits = _cnn(keras, softmax=False)(features, training=mode == "train")
@@ -203,7 +203,7 @@ def _temporary_dir():
     return tempfile.mkdtemp(prefix="compare_")
 
 
-def _step_ends_hook(tf):
+def step_ends_hook(tf):
     """A SessionRunHook of this TensorFlow that stamps the end of every session.run.
 
     Consecutive stamps are TimeHistory's `wall_times`: they tile the training loop.
@@ -228,7 +228,8 @@ class _PhaseRecorder:
     """
 
     def __init__(self, tf):
-        from estimator_lib import checkpoints, estimator, inputs, keras  # pylint: disable=import-outside-toplevel
+        # pylint: disable=import-outside-toplevel
+        from estimator_lib import checkpoints, estimator, inputs, keras
         self.spans = []
         train = tf.compat.v1.train
         targets = [
@@ -280,7 +281,7 @@ class _PhaseRecorder:
 # ------------------------------------------------------------------ keras fit
 
 def _run_keras_fit(tf, args, images, labels, steps):
-    keras = _keras(tf)
+    keras = keras_module(tf)
     strategy = _mirrored(tf, args.devices) if args.devices > 1 else None
 
     class StepEnds(keras.callbacks.Callback):
@@ -303,7 +304,7 @@ def _run_keras_fit(tf, args, images, labels, steps):
     else:
         model = build()
     callback = StepEnds()
-    model.fit(_dataset(tf, images, labels, args.batch_size), epochs=1, steps_per_epoch=steps,
+    model.fit(make_dataset(tf, images, labels, args.batch_size), epochs=1, steps_per_epoch=steps,
               verbose=0, callbacks=[callback])
     return callback.step_ends, {}
 
@@ -311,9 +312,9 @@ def _run_keras_fit(tf, args, images, labels, steps):
 # ------------------------------------------------------ hand-written TF2 loop
 
 def _run_loop(tf, args, images, labels, steps):
-    keras = _keras(tf)
+    keras = keras_module(tf)
     strategy = _mirrored(tf, args.devices) if args.devices > 1 else None
-    dataset = _dataset(tf, images, labels, args.batch_size)
+    dataset = make_dataset(tf, images, labels, args.batch_size)
     if strategy is not None:
         with strategy.scope():
             model = _cnn(keras)
