@@ -7,12 +7,13 @@ Trains the seed CNN with a custom model_fn for 112 steps per train() call and
 prints, per call, the seconds from the end of the last step to train()'s
 return. Three variants take turns in one process:
 
-- as_is:            estimator_lib unchanged;
-- background_close: the raw tf.compat.v1.Session closed in a thread once the
-                    hooks' end() has run (the final checkpoint is written by
-                    then), patched in this process only: the change suggested in
-                    docs/benchmarks.md, "Where the time goes";
-- no_autotune:      the input_fn's dataset with `autotune.enabled = False`.
+- background_close: estimator_lib as shipped: the raw tf.compat.v1.Session
+                    closes on a daemon thread once the hooks' end() has run
+                    (`estimator_lib.session.close_in_background`);
+- foreground_close: the session closed on the caller's thread, as the
+                    original Estimator did (patched in this process only);
+- no_autotune:      foreground close, the input_fn's dataset with
+                    `autotune.enabled = False`.
 
 Closing a session destroys its tf.data iterators, and the iterator's
 destructor waits for a tf.data background thread (the autotune model thread)
@@ -20,12 +21,10 @@ to notice: 0 to ~12 s at random, longer the longer training ran.
 """
 
 import argparse
-import atexit
 import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,36 +35,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from estimator_lib import session as session_lib  # noqa: E402
 
-VARIANTS = ("as_is", "background_close", "no_autotune")
-_closing = []
-_background = {"on": False}
-_create_session = session_lib._ResumingSessionCreator.create_session
-
-
-def _create_session_closing_in_background(self):
-    session = _create_session(self)
-    if not _background["on"]:
-        return session
-    close = session.close
-
-    def close_in_background():
-        if getattr(session, "_closing_thread", None) is None:  # __del__ calls close() too.
-            session._closing_thread = threading.Thread(target=close, daemon=True)
-            session._closing_thread.start()
-            _closing.append(session._closing_thread)
-
-    session.close = close_in_background
-    return session
-
-
-@atexit.register
-def _finish_closing():
-    # Without this join a close still running at interpreter exit aborts the process.
-    start = time.time()
-    for thread in _closing:
-        thread.join()
-    if _closing:
-        print(f"at exit: waited {time.time() - start:.2f} s for background closes", flush=True)
+VARIANTS = ("background_close", "foreground_close", "no_autotune")
+_close_in_background = session_lib.close_in_background
 
 
 def main():
@@ -79,8 +50,6 @@ def main():
         tf.config.set_logical_device_configuration(
             tf.config.list_physical_devices("CPU")[0],
             [tf.config.LogicalDeviceConfiguration()] * args.devices)
-    session_lib._ResumingSessionCreator.create_session = (
-        _create_session_closing_in_background)
     examples = args.batch_size * args.steps
     rng = np.random.RandomState(0)
     images = rng.randint(0, 256, (examples, 28, 28, 1), dtype=np.uint8)
@@ -102,7 +71,8 @@ def main():
     waits = {variant: [] for variant in VARIANTS}
     for trial in range(args.trials):
         for variant in VARIANTS:
-            _background["on"] = variant == "background_close"
+            session_lib.close_in_background = (
+                _close_in_background if variant == "background_close" else lambda s: s)
             strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(args.devices)])
                         if args.devices > 1 else None)
             config = el.RunConfig(model_dir=tempfile.mkdtemp(), train_distribute=strategy)
@@ -112,6 +82,7 @@ def main():
             estimator.train(make_input_fn(variant != "no_autotune"), steps=args.steps,
                             hooks=[hook])
             waits[variant].append(time.time() - hook.step_ends[-1])
+            session_lib.wait_for_closing_sessions()
             print(f"trial {trial + 1} {variant:<17} last step to train() return "
                   f"{waits[variant][-1]:6.2f} s", flush=True)
     for variant, values in waits.items():

@@ -336,7 +336,7 @@ class Estimator:
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
             predictions = _extract_keys(spec.predictions, predict_keys)
-            creator = tf.compat.v1.train.ChiefSessionCreator(
+            creator = session_lib.ChiefSessionCreator(
                 checkpoint_filename_with_path=checkpoint_path, scaffold=spec.scaffold,
                 config=self._session_config)
             with tf.compat.v1.train.MonitoredSession(

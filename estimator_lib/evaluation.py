@@ -7,6 +7,8 @@ from typing import Dict, Optional
 import numpy as np
 import tensorflow as tf
 
+from estimator_lib import session as session_lib
+
 logging = tf.compat.v1.logging
 
 
@@ -38,7 +40,7 @@ def run_evaluation(*, checkpoint_path: Optional[str], scaffold, update_op, final
                    hooks, master: str, session_config) -> Dict[str, np.ndarray]:
     """Runs `update_op` until the hooks stop, then returns the values of `final_ops`."""
     final_hook = tf.compat.v1.train.FinalOpsHook(final_ops)
-    creator = tf.compat.v1.train.ChiefSessionCreator(
+    creator = session_lib.ChiefSessionCreator(
         scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, master=master,
         config=session_config)
     logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))

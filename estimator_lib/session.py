@@ -1,6 +1,9 @@
 """The training session: MonitoredTrainingSession's assembly, resuming from a readable checkpoint."""
 
+import atexit
+import collections
 import socket
+import threading
 from typing import List, Optional
 
 import tensorflow as tf
@@ -22,7 +25,54 @@ def unreachable_tasks(cluster: dict, timeout: float = 2.0) -> List[str]:
     return missing
 
 
-class _ResumingSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
+# Closes still running; joined at exit (a close cut off by interpreter exit aborts the
+# process) and bounded, so that many short train()/evaluate() calls cannot pile up sessions.
+_closing = collections.deque()
+_MAX_CLOSING = 4
+
+
+def close_in_background(session: tf.compat.v1.Session) -> tf.compat.v1.Session:
+    """Makes `session.close()` return at once, closing on a daemon thread.
+
+    Closing a session destroys its tf.data iterators, and the iterator's destructor waits
+    for tf.data's autotune thread to notice: 0 to 12 s after a long run, for nothing
+    (docs/benchmarks.md, "Where the time goes"). Hooks have run `end()` (the final
+    checkpoint is on disk) before MonitoredSession closes the raw session. The close is
+    idempotent: `BaseSession.__del__` calls it again.
+    """
+    close = session.close
+    started = threading.Event()
+
+    def close_once():
+        if started.is_set():
+            return
+        started.set()
+        while len(_closing) >= _MAX_CLOSING:
+            _closing.popleft().join()
+        thread = threading.Thread(target=close, name="estimator_lib-session-close",
+                                  daemon=True)
+        thread.start()
+        _closing.append(thread)
+
+    session.close = close_once
+    return session
+
+
+@atexit.register
+def wait_for_closing_sessions() -> None:
+    """Joins every close still running (also before a caller needs the memory back)."""
+    while _closing:
+        _closing.popleft().join()
+
+
+class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
+    """`tf.compat.v1.train.ChiefSessionCreator` whose sessions close in the background."""
+
+    def create_session(self):
+        return close_in_background(super().create_session())
+
+
+class _ResumingSessionCreator(ChiefSessionCreator):
     """Restores `first_checkpoint`, and on a later re-creation the newest readable one.
 
     MonitoredSession re-creates the session after an aborted or unavailable run. In a
