@@ -7,6 +7,7 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 # pylint: disable=g-bad-import-order,wrong-import-position
 from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
+from estimator_lib import cluster_wait
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
@@ -44,3 +45,5 @@ from estimator_lib.warm_starting import VocabInfo
 from estimator_lib.warm_starting import WarmStartSettings
 
 __version__ = "0.1.0"
+
+cluster_wait.install()  # Bounds the wait for absent tasks (ESTIMATOR_LIB_CLUSTER_WAIT_SECS).

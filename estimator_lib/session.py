@@ -2,27 +2,13 @@
 
 import atexit
 import collections
-import socket
 import threading
 from typing import List, Optional
 
 import tensorflow as tf
 
 from estimator_lib import checkpoints
-
-
-def unreachable_tasks(cluster: dict, timeout: float = 2.0) -> List[str]:
-    """The `job:index (address)` of every cluster task that refuses a connection."""
-    missing = []
-    for job, addresses in sorted(cluster.items()):
-        for index, address in enumerate(addresses):
-            host, _, port = address.rpartition(":")
-            try:
-                with socket.create_connection((host, int(port)), timeout=timeout):
-                    pass
-            except (OSError, ValueError):
-                missing.append(f"{job}:{index} ({address})")
-    return missing
+from estimator_lib.cluster_wait import unreachable_tasks
 
 
 # Closes still running; joined at exit (a close cut off by interpreter exit aborts the

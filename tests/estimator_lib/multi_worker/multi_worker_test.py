@@ -6,8 +6,6 @@ Every process is killed with SIGKILL if the test runs out of time.
 import json
 import os
 import socket
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -19,54 +17,24 @@ import estimator_lib as el
 from estimator_lib import distribute
 from estimator_lib import session as session_lib
 from tests.estimator_lib.multi_worker import program
+from tests.estimator_lib.multi_worker.launch import free_port
+from tests.estimator_lib.multi_worker.launch import launch
+from tests.estimator_lib.multi_worker.launch import wait_all
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-_PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "program.py")
 _DEADLINE_SECS = 240
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _launch(tasks, cluster, model_dir, out_dir, *args):
-    procs = {}
-    for task_type, index in tasks:
-        env = dict(os.environ, PYTHONPATH=_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
-                   TF_CONFIG=json.dumps({"cluster": cluster,
-                                         "task": {"type": task_type, "index": index}}))
-        log = open(os.path.join(out_dir, f"{task_type}{index}.log"), "w")
-        procs[f"{task_type}{index}"] = subprocess.Popen(
-            [sys.executable, _PROGRAM, model_dir, out_dir, *args], env=env, stdout=log,
-            stderr=subprocess.STDOUT)
-    return procs
-
-
-def _wait_all(procs, deadline):
-    try:
-        for proc in procs.values():
-            proc.wait(timeout=max(1, deadline - time.time()))
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()  # SIGKILL: a lone collective worker ignores SIGTERM.
-                proc.wait()
 
 
 @pytest.mark.timeout(_DEADLINE_SECS + 60)
 class MultiWorkerTest(tf.test.TestCase):
 
     def test_chief_and_worker_train_in_sync_and_evaluator_evaluates(self):
-        cluster = {"chief": [f"127.0.0.1:{_free_port()}"],
-                   "worker": [f"127.0.0.1:{_free_port()}"]}
+        cluster = {"chief": [f"127.0.0.1:{free_port()}"],
+                   "worker": [f"127.0.0.1:{free_port()}"]}
         model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
         out_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
-        procs = _launch([("chief", 0), ("worker", 0), ("evaluator", 0)], cluster, model_dir,
-                        out_dir)
-        _wait_all(procs, time.time() + _DEADLINE_SECS)
+        procs = launch([("chief", 0), ("worker", 0), ("evaluator", 0)], cluster, model_dir,
+                       out_dir)
+        wait_all(procs, time.time() + _DEADLINE_SECS)
 
         def log(name):
             with open(os.path.join(out_dir, name + ".log")) as f:
@@ -90,13 +58,13 @@ class MultiWorkerTest(tf.test.TestCase):
         self.assertIn("accuracy", results[program.MAX_STEPS])
 
     def test_early_stopping_stops_every_worker_at_the_same_step(self):
-        cluster = {"chief": [f"127.0.0.1:{_free_port()}"],
-                   "worker": [f"127.0.0.1:{_free_port()}"]}
+        cluster = {"chief": [f"127.0.0.1:{free_port()}"],
+                   "worker": [f"127.0.0.1:{free_port()}"]}
         model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
         out_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
-        procs = _launch([("chief", 0), ("worker", 0)], cluster, model_dir, out_dir,
-                        "--early_stop")
-        _wait_all(procs, time.time() + _DEADLINE_SECS)
+        procs = launch([("chief", 0), ("worker", 0)], cluster, model_dir, out_dir,
+                       "--early_stop")
+        wait_all(procs, time.time() + _DEADLINE_SECS)
         for name, proc in procs.items():
             with open(os.path.join(out_dir, name + ".log")) as f:
                 self.assertEqual(proc.returncode, 0, f"{name} failed:\n{f.read()[-3000:]}")
@@ -110,7 +78,7 @@ class MultiWorkerTest(tf.test.TestCase):
             listening.bind(("127.0.0.1", 0))
             listening.listen(1)
             alive = f"127.0.0.1:{listening.getsockname()[1]}"
-            dead = f"127.0.0.1:{_free_port()}"
+            dead = f"127.0.0.1:{free_port()}"
             self.assertEqual(session_lib.unreachable_tasks(
                 {"chief": [alive], "worker": [alive, dead]}), [f"worker:1 ({dead})"])
 

@@ -42,10 +42,15 @@ def model_fn(features, labels, mode):
 
 
 class DumpWeights(el.SessionRunHook):
-    """Saves this worker's final weights, to compare the workers' copies."""
+    """Prints the step training starts from; saves the final weights, to compare copies."""
 
     def __init__(self, path):
         self._path = path
+
+    def after_create_session(self, session, coord):
+        del coord
+        step = session.run(tf.compat.v1.train.get_global_step())
+        print("START STEP", step, flush=True)
 
     def end(self, session):
         kernel = [v for v in tf.compat.v1.trainable_variables() if "kernel" in v.name][0]
