@@ -40,7 +40,22 @@ def wait_all(procs, deadline):
         for proc in procs.values():
             proc.wait(timeout=max(1, deadline - time.time()))
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()  # SIGKILL: a lone collective worker ignores SIGTERM.
-                proc.wait()
+        kill_all(procs)
+
+
+def kill_all(procs):
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.kill()  # SIGKILL: a lone collective worker ignores SIGTERM.
+            proc.wait()
+
+
+def wait_for_line(procs, out_dir, name, line, deadline):
+    """Waits until task `name` printed `line`; False if it ended or the deadline passed."""
+    path = os.path.join(out_dir, f"{name}.log")
+    while time.time() < deadline and procs[name].poll() is None:
+        with open(path) as f:
+            if line in f.read().splitlines():
+                return True
+        time.sleep(0.05)  # The task runs in another process: poll its log.
+    return False

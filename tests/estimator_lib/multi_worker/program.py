@@ -57,6 +57,18 @@ class DumpWeights(el.SessionRunHook):
         np.save(self._path, session.run(kernel))
 
 
+class PrintSteps(el.SessionRunHook):
+    """Prints `STEP n` (the global step each run read), for a test to act mid-training."""
+
+    def before_run(self, run_context):
+        del run_context
+        return tf.compat.v1.train.SessionRunArgs(tf.compat.v1.train.get_global_step())
+
+    def after_run(self, run_context, run_values):
+        del run_context
+        print("STEP", run_values.results, flush=True)
+
+
 def _stop_on_second_check(name):
     """Chief votes to stop at its second check, the worker never: all must stop."""
     checks = []
@@ -68,16 +80,23 @@ def _stop_on_second_check(name):
     return should_stop
 
 
-def main(model_dir, out_dir, early_stop=False, max_steps=MAX_STEPS):
+def main(model_dir, out_dir, early_stop=False, max_steps=MAX_STEPS, print_steps=False,
+         operation_timeout_secs=None):
     task = json.loads(os.environ["TF_CONFIG"])["task"]
     strategy = (tf.distribute.MultiWorkerMirroredStrategy()
                 if task["type"] != "evaluator" else None)
+    session_config = None
+    if operation_timeout_secs is not None:
+        session_config = tf.compat.v1.ConfigProto(
+            allow_soft_placement=True, operation_timeout_in_ms=int(operation_timeout_secs * 1000))
     config = el.RunConfig(model_dir=model_dir, train_distribute=strategy,
                           save_checkpoints_steps=4, log_step_count_steps=4,
-                          tf_random_seed=1)
+                          tf_random_seed=1, session_config=session_config)
     estimator = el.Estimator(model_fn, config=config)
     name = f"{task['type']}{task['index']}"
     hooks = [DumpWeights(os.path.join(out_dir, name + ".npy"))]
+    if print_steps:
+        hooks.append(PrintSteps())
     if early_stop and strategy is not None:
         hooks.append(el.experimental.make_early_stopping_hook(
             estimator, _stop_on_second_check(name), run_every_secs=None, run_every_steps=3))
@@ -87,8 +106,15 @@ def main(model_dir, out_dir, early_stop=False, max_steps=MAX_STEPS):
     print("DONE", name, flush=True)
 
 
+def _option(options, name, default):
+    values = [o.split("=", 1)[1] for o in options if o.startswith(f"--{name}=")]
+    return values[-1] if values else default
+
+
 if __name__ == "__main__":
     options = sys.argv[3:]
-    steps = [int(o.split("=")[1]) for o in options if o.startswith("--max_steps=")]
+    timeout = _option(options, "operation_timeout_secs", None)
     main(sys.argv[1], sys.argv[2], early_stop="--early_stop" in options,
-         max_steps=steps[0] if steps else MAX_STEPS)
+         max_steps=int(_option(options, "max_steps", MAX_STEPS)),
+         print_steps="--print_steps" in options,
+         operation_timeout_secs=None if timeout is None else float(timeout))
