@@ -18,6 +18,7 @@ from estimator_lib import exporting
 from estimator_lib import inputs
 from estimator_lib import locking
 from estimator_lib import session as session_lib
+from estimator_lib import steps_loop
 from estimator_lib import warm_starting
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
@@ -134,16 +135,30 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, saving_listeners):
+        steps_per_run = self._config.steps_per_run
+        if steps_per_run > 1:
+            steps_loop.check_supported(self._config)
         if self._config.train_distribute is not None:
             return self._train_model_distributed(input_fn, hooks, saving_listeners)
         with tf.Graph().as_default() as graph, graph.device(self._config.device_fn):
             global_step = self._start_graph(graph)
-            features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
-            spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
+            loop = None
+            if steps_per_run == 1:
+                features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
+                spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
+            else:
+                with inputs.feeding_large_arrays() as feeds:
+                    result = self._call_input_fn(input_fn, ModeKeys.TRAIN)
+                get_next, input_hooks = steps_loop.dataset_input(
+                    result, feeds, steps_per_run=steps_per_run)
+                loop = steps_loop.make_train_loop(
+                    lambda: self._call_model_fn(*get_next(), ModeKeys.TRAIN, self._config),
+                    steps_per_run=steps_per_run)
+                spec = loop.spec
             restore_from = checkpoints.newest_readable(self._model_dir)
             self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
             return self._train_with_spec(spec, input_hooks + hooks, saving_listeners,
-                                         global_step, restore_from=restore_from)
+                                         global_step, restore_from=restore_from, loop=loop)
 
     def _train_model_distributed(self, input_fn, hooks, saving_listeners):
         """Training with `train_distribute`: model_fn once per replica, one session."""
@@ -157,26 +172,39 @@ class Estimator:
                 iterator = strategy.make_input_fn_iterator(
                     lambda input_context: self._call_input_fn(input_fn, ModeKeys.TRAIN,
                                                               input_context=input_context))
-            features, labels = inputs.split_features_and_labels(iterator.get_next())
-            specs, (per_replica_loss, per_replica_train_op) = distribute.call_for_each_replica(
-                strategy, lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
-                features, labels, outputs=lambda spec: (spec.loss, spec.train_op))
-            first = specs[0]
-            # Hooks and the scaffold come from replica 0, as in the original.
-            spec = EstimatorSpec(
-                ModeKeys.TRAIN, loss=distribute.reduce_loss(strategy, per_replica_loss),
-                train_op=strategy.group(per_replica_train_op),
-                training_hooks=first.training_hooks,
-                training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
+
+            def build_step():
+                features, labels = inputs.split_features_and_labels(iterator.get_next())
+                specs, (per_replica_loss, per_replica_train_op) = \
+                    distribute.call_for_each_replica(
+                        strategy,
+                        lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
+                        features, labels, outputs=lambda spec: (spec.loss, spec.train_op))
+                first = specs[0]
+                # Hooks and the scaffold come from replica 0, as in the original.
+                return EstimatorSpec(
+                    ModeKeys.TRAIN, loss=distribute.reduce_loss(strategy, per_replica_loss),
+                    train_op=strategy.group(per_replica_train_op),
+                    training_hooks=first.training_hooks,
+                    training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
+
+            loop = None
+            if self._config.steps_per_run == 1:
+                spec = build_step()
+            else:
+                loop = steps_loop.make_train_loop(
+                    build_step, steps_per_run=self._config.steps_per_run)
+                spec = loop.spec
             restore_from = checkpoints.newest_readable(self._model_dir)
             self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
             return self._train_with_spec(
                 spec, [inputs.InputInitializerHook(iterator.initialize, feeds)] + hooks,
                 saving_listeners, global_step, restore_from=restore_from,
-                session_config=session_config)
+                session_config=session_config, loop=loop)
 
     def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step, *,
-                         restore_from, session_config=None):
+                         restore_from, session_config=None, loop=None):
+        """Runs the training session; `loop` (a steps_loop.TrainLoop) when steps_per_run > 1."""
         config = self._config
         if not _has_loss_summary(spec.loss):
             tf.compat.v1.summary.scalar("loss", spec.loss)
@@ -195,19 +223,24 @@ class Estimator:
                     defer_build=True, save_relative_paths=True))
         worker_hooks = list(worker_hooks)
         worker_hooks.append(tf.compat.v1.train.NanTensorHook(spec.loss))
-        if config.log_step_count_steps is not None:
+        if config.log_step_count_steps is not None and loop is not None:
+            worker_hooks.append(loop.logging_hook(config.log_step_count_steps))
+        elif config.log_step_count_steps is not None:
             worker_hooks.append(tf.compat.v1.train.LoggingTensorHook(
                 {"loss": spec.loss,
                  "step": training_util._get_or_create_global_step_read()},  # pylint: disable=protected-access
                 every_n_iter=config.log_step_count_steps))
         worker_hooks.extend(spec.training_hooks)
+        if loop is not None:
+            worker_hooks.append(loop.stop_hook(worker_hooks + list(spec.training_chief_hooks)))
 
         chief_hooks = []
         saver_types = (tf.compat.v1.train.CheckpointSaverHook, checkpoints.CheckpointSaverHook)
         saver_hooks = [h for h in worker_hooks + list(spec.training_chief_hooks)
                        if isinstance(h, saver_types)]
         if (config.save_checkpoints_secs or config.save_checkpoints_steps) and not saver_hooks:
-            chief_hooks.append(checkpoints.CheckpointSaverHook(
+            saver_hook = loop.checkpoint_saver_hook if loop else checkpoints.CheckpointSaverHook
+            chief_hooks.append(saver_hook(
                 self._model_dir, save_secs=config.save_checkpoints_secs,
                 save_steps=config.save_checkpoints_steps, scaffold=scaffold,
                 save_graph_def=config.checkpoint_save_graph_def,
@@ -222,6 +255,16 @@ class Estimator:
             # Both our hook and TensorFlow's keep their listeners in `_listeners`.
             saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
 
+        # A loop's runs make several steps: its own step counter and summary saver
+        # count them, in place of the session's.
+        save_summary_steps, log_step_count_steps = (
+            config.save_summary_steps, config.log_step_count_steps)
+        counting_hooks = []
+        if loop is not None:
+            counting_hooks = loop.counting_hooks(
+                output_dir=self._model_dir, scaffold=scaffold,
+                save_summary_steps=save_summary_steps, log_step_count_steps=log_step_count_steps)
+            save_summary_steps = log_step_count_steps = None
         initializes, writes = distribute.roles(config)
         loss = None
         any_step_done = False
@@ -234,9 +277,9 @@ class Estimator:
                 initializes=initializes, writes=writes, scaffold=scaffold,
                 master=config.master, config=session_config or self._session_config,
                 worker_hooks=worker_hooks,
-                chief_hooks=chief_hooks + list(spec.training_chief_hooks),
-                save_summary_steps=config.save_summary_steps,
-                log_step_count_steps=config.log_step_count_steps,
+                chief_hooks=chief_hooks + list(spec.training_chief_hooks) + counting_hooks,
+                save_summary_steps=save_summary_steps,
+                log_step_count_steps=log_step_count_steps,
                 max_wait_secs=config.session_creation_timeout_secs,
                 cluster=(config.cluster_spec.as_dict()
                          if distribute.is_multi_worker(config) else None)))

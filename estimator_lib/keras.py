@@ -18,6 +18,7 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.checkpoint import graph_view
 from tf_keras.src import backend as keras_backend
+from tf_keras.src.mixed_precision import autocast_variable
 
 from estimator_lib import _keras_switch
 from estimator_lib import estimator as estimator_lib
@@ -144,6 +145,22 @@ def _object_based_saver(model):
     return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=True)
 
 
+@tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
+def _unwrap_autocast_for_optimizer(model):
+    """Hands the optimizer the variables a mixed-precision policy wraps for casting.
+
+    Each replica's clone wraps the shared MirroredVariable in its own AutoCastVariable,
+    so the optimizer's cross-replica step receives a different object per replica and
+    cannot find one variable to update (TF1 optimizers: `'PerReplica' object has no
+    attribute 'name'`; Keras ones: `colocate_vars_with` refuses it). The layers still
+    read through their wrappers, in the compute dtype; gradients reach the same float32
+    variable either way.
+    """
+    model._collected_trainable_weights = [
+        variable._variable if isinstance(variable, autocast_variable.AutoCastVariable)
+        else variable for variable in model._collected_trainable_weights]
+
+
 def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                    export_outputs, optimizer_config):
 
@@ -168,6 +185,7 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                     tf.compat.v1.losses.Reduction.SUM)
             with _explain_rebuild_failures():
                 if mode == ModeKeys.TRAIN:
+                    _unwrap_autocast_for_optimizer(model)
                     model._make_train_function()
                 else:
                     model._make_test_function()
@@ -206,24 +224,27 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
     # Read the eager variables directly: after a first conversion the model refuses
     # get_weights() (tf_keras then sees it as a half-v1 model).
     weights = [variable.numpy() for variable in keras_model.weights]
-    with tf.Graph().as_default() as graph:
-        tf.compat.v1.train.create_global_step(graph)
+    with tf.Graph().as_default():
+        tf.compat.v1.train.create_global_step()
         model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
         with _explain_rebuild_failures():
+            # The optimizer's slots and hyperparameters belong in the file: the original
+            # wrote them (its key set equals the Estimator's checkpoints').
             model._make_train_function()
+        # Build everything before the session's one run: ops added to a graph the session
+        # already ran extend it again at every run (initialising variable by variable and
+        # calling set_weights twice took about 0.5 s of 1 s here).
+        init_op = tf.compat.v1.variables_initializer(
+            tf.compat.v1.global_variables() + model.weights)
+        # The initialisers assign the Keras weights: feed them in place of the clone's
+        # initial values (one run, no assign ops or placeholders).
+        feed = {variable.initial_value: value for variable, value in zip(model.weights, weights)}
+        saver = _object_based_saver(model) if save_object_ckpt else tf.compat.v1.train.Saver()
+        tf.io.gfile.makedirs(keras_dir)
         with tf.compat.v1.Session(config=config.session_config) as session:
-            keras_backend.set_session(session)
-            model.set_weights(weights)
-            session.run(tf.compat.v1.variables_initializer(
-                [v for v in tf.compat.v1.global_variables()
-                 if not session.run(tf.compat.v1.is_variable_initialized(v))]))
-            model.set_weights(weights)
-            tf.io.gfile.makedirs(keras_dir)
-            path = os.path.join(keras_dir, _KERAS_CHECKPOINT)
-            saver = _object_based_saver(model) if save_object_ckpt else \
-                tf.compat.v1.train.Saver()
-            return saver.save(session, path, write_meta_graph=not save_object_ckpt,
-                              write_state=True)
+            session.run(init_op, feed_dict=feed)
+            return saver.save(session, os.path.join(keras_dir, _KERAS_CHECKPOINT),
+                              write_meta_graph=not save_object_ckpt, write_state=True)
 
 
 _PYTHON_LAMBDA = re.compile(rb'"function_type":\s*"lambda"')
@@ -337,6 +358,13 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                 f"`export_outputs` keys must be the model's output names "
                 f"{keras_model.output_names}. Unknown: {sorted(unknown)}.")
     optimizer_config = _legacy_optimizer(keras_model)
+    if getattr(keras_model, "_jit_compile", None):
+        logging.warning(
+            "model_to_estimator does not apply compile(jit_compile=True): the model is "
+            "rebuilt in a TF1 graph, which XLA compiles by auto-clustering. Pass a "
+            "RunConfig session_config whose graph_options.optimizer_options.global_jit_level "
+            "is ON_1, or call tf.config.optimizer.set_jit('autoclustering') (on CPU, also "
+            "TF_XLA_FLAGS=--tf_xla_cpu_global_jit before TensorFlow starts).")
 
     config = estimator_lib.resolve_config(config, model_dir)
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,

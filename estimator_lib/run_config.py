@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import numbers
 import os
 from typing import Any, Callable, Dict, Optional
 
@@ -33,7 +34,7 @@ _REPLACEABLE = (
     "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
     "device_fn", "protocol", "eval_distribute", "experimental_distribute",
     "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
-    "checkpoint_save_graph_def")
+    "checkpoint_save_graph_def", "steps_per_run")
 
 
 def get_default_session_config() -> tf.compat.v1.ConfigProto:
@@ -200,6 +201,10 @@ class RunConfig:
 
     Cluster fields (`cluster_spec`, `task_type`, `task_id`, `is_chief`, `master`, ...)
     come from the TF_CONFIG environment variable. Change a config with `replace()`.
+
+    `steps_per_run` (keyword only) is an estimator_lib extension: `train()` runs that
+    many steps per session run, in a bounded in-graph loop (docs/estimator.md,
+    "Several steps per session run"). The default, 1, is the original's behaviour.
     """
 
     model_dir: Optional[str] = None
@@ -219,6 +224,8 @@ class RunConfig:
     experimental_max_worker_delay_secs: Optional[int] = None
     session_creation_timeout_secs: int = 7200
     checkpoint_save_graph_def: bool = True
+    _: dataclasses.KW_ONLY
+    steps_per_run: int = 1
 
     def __post_init__(self):
         steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
@@ -296,6 +303,11 @@ class RunConfig:
             raise ValueError('device_fn must be callable with exactly one argument "op".')
         if self.protocol not in (None, "grpc", "grpc+verbs"):
             raise ValueError(f"protocol should be grpc or grpc+verbs. Received: {self.protocol!r}.")
+        if isinstance(self.steps_per_run, bool) or not isinstance(
+                self.steps_per_run, numbers.Integral) or self.steps_per_run < 1:
+            raise ValueError(
+                "`steps_per_run` must be a positive int (1 runs one training step per session "
+                f"run). Received: steps_per_run={self.steps_per_run!r}.")
 
     # Read-only cluster properties, from TF_CONFIG.
     cluster_spec = property(lambda self: self._cluster.cluster_spec)

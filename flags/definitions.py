@@ -115,7 +115,7 @@ DTYPE = absl_flags.DEFINE_enum(
     "dtype", "float32", DTYPES,
     "Keras mixed-precision policy. 'mixed_float16' (loss scaling, a tf_keras Adam "
     "instead of the TF1 one) and 'mixed_bfloat16' compute in 16 bits and keep float32 "
-    "variables. Not supported yet with more than one replica.")
+    "variables, on any number of replicas.")
 XLA = absl_flags.DEFINE_boolean(
     "xla", False,
     "Compile the training graph with XLA auto-clustering (the session's global_jit_level "
@@ -144,6 +144,11 @@ WARM_STEPS = absl_flags.DEFINE_integer(
     "warm_steps", 5,
     "Leading steps left out of examples/sec (graph optimisation, first input); at most "
     "train_steps - 1 are left out.", lower_bound=0)
+STEPS_PER_RUN = absl_flags.DEFINE_integer(
+    "steps_per_run", 1,
+    "Training steps per session run, in a bounded in-graph loop (RunConfig.steps_per_run): "
+    "for small steps, where each run's fixed cost dominates. With more than 1, warm-up "
+    "leaves out whole runs and the model's own summaries are not written.", lower_bound=1)
 
 # ------------------------------------------------------- scaling benchmark
 
@@ -281,23 +286,6 @@ def _check_strategy_fits_devices(values):
         raise absl_flags.ValidationError(
             f"--distribution_strategy={strategy} runs on one device. Received: "
             f"--num_devices={devices}; use --distribution_strategy=mirrored (or auto).")
-    return True
-
-
-def unsupported_dtype(dtype: str, replicas: int):
-    """Why `dtype` cannot run on `replicas` replicas yet, or None when it can."""
-    if dtype != "float32" and replicas > 1:
-        return (f"--dtype={dtype} is not supported yet with more than one replica (the "
-                f"optimizer cannot apply mixed-precision variables across replicas in graph "
-                f"mode). Received: {replicas} devices; use --dtype=float32, or one device.")
-    return None
-
-
-@absl_flags.multi_flags_validator(["dtype", "num_devices"])
-def _check_dtype_fits_devices(values):
-    problem = unsupported_dtype(values["dtype"], values["num_devices"])
-    if problem:
-        raise absl_flags.ValidationError(problem)
     return True
 
 

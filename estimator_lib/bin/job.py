@@ -60,6 +60,7 @@ class JobConfig:
     log_steps: int = 20
     save_summary_steps: int = 100
     warm_steps: int = 5
+    steps_per_run: int = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -255,10 +256,11 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     run_config = estimator_lib.RunConfig(
         model_dir=config.model_dir, train_distribute=strategy, tf_random_seed=config.seed,
         log_step_count_steps=config.log_steps, save_summary_steps=config.save_summary_steps,
-        session_config=session_config)
+        session_config=session_config, steps_per_run=config.steps_per_run)
     estimator = estimator_lib.model_to_estimator(_build_model(config, inputs),
                                                  config=run_config)
-    warm = min(config.warm_steps, steps - 1)
+    # Leave at least one run to measure (warm-up leaves out whole runs).
+    warm = min(config.warm_steps, max(0, steps - config.steps_per_run))
     hook = throughput.ExamplesPerSecondHook(batch, every_n_steps=config.log_steps,
                                             warm_steps=warm, output_dir=estimator.model_dir)
     train_start = time.time()

@@ -79,9 +79,6 @@ def _check(counts: List[int], *, strategy: str, scope: str, gpus: int) -> None:
                 f"--batch_size={defs.BATCH_SIZE.value} with --scaling=strong is the global "
                 f"batch and must divide evenly across {count} devices (--devices="
                 f"{','.join(map(str, counts))}); use a multiple of every count.")
-        problem = defs.unsupported_dtype(defs.DTYPE.value, count)
-        if problem:
-            raise app.UsageError(problem)
         if count > 1 and strategy in ("one_device", "none"):
             raise app.UsageError(
                 f"--distribution_strategy={strategy} runs on one device, but --devices "

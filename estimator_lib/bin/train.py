@@ -8,6 +8,7 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
     python -m estimator_lib.bin.train
     python -m estimator_lib.bin.train --num_devices=2 --train_steps=200 --batch_size=64
     python -m estimator_lib.bin.train --dataset=fashion_mnist --data_dir=DIR --epochs=5
+    python -m estimator_lib.bin.train --steps_per_run=10   # 10 steps per session run
     python -m estimator_lib.bin.train --dataset=oct --data_dir=DIR --model=vgg16 \\
         --weights=imagenet --num_devices=4 --batch_size=128 --batch_size_scope=global
     python -m estimator_lib.bin.train --flagfile=run.flags
@@ -27,7 +28,7 @@ KEY_FLAGS = (
     defs.LEARNING_RATE, defs.BATCH_SIZE, defs.BATCH_SIZE_SCOPE, defs.TRAIN_STEPS, defs.EPOCHS,
     defs.NUM_DEVICES, defs.DISTRIBUTION_STRATEGY, defs.CROSS_DEVICE_OPS, defs.DTYPE,
     defs.XLA, defs.EVAL, defs.EVAL_STEPS, defs.EXPORT_DIR, defs.SEED, defs.LOG_STEPS,
-    defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS)
+    defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS, defs.STEPS_PER_RUN)
 
 
 def config_from_flags() -> job.JobConfig:
@@ -43,7 +44,8 @@ def config_from_flags() -> job.JobConfig:
         cross_device_ops=defs.CROSS_DEVICE_OPS.value, dtype=defs.DTYPE.value,
         xla=defs.XLA.value, eval=defs.EVAL.value, eval_steps=defs.EVAL_STEPS.value,
         export_dir=defs.EXPORT_DIR.value, seed=defs.SEED.value, log_steps=defs.LOG_STEPS.value,
-        save_summary_steps=defs.SAVE_SUMMARY_STEPS.value, warm_steps=defs.WARM_STEPS.value)
+        save_summary_steps=defs.SAVE_SUMMARY_STEPS.value, warm_steps=defs.WARM_STEPS.value,
+        steps_per_run=defs.STEPS_PER_RUN.value)
 
 
 def main(argv):

@@ -9,6 +9,8 @@ wall time, warm-up steps excluded.
 
 The arithmetic is in pure functions (`examples_per_second`); the hooks only
 collect times from an injectable `clock`, so tests feed times instead of sleeping.
+With `RunConfig(steps_per_run=N)` a session run makes up to N steps: the hooks
+count each run's steps from the global step before and after it.
 Every figure goes three ways: the log at INFO, TensorBoard scalars in
 `output_dir` and JSON lines in `output_dir/throughput.jsonl` (`read_records`).
 """
@@ -23,6 +25,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
+from estimator_lib import steps_loop
+
 logging = tf.compat.v1.logging
 
 Clock = Callable[[], float]
@@ -36,28 +40,45 @@ AVERAGE_EXAMPLES_PER_SEC_TAG = "examples/sec_average"
 # ----------------------------------------------------------------- pure math
 
 def examples_per_second(batch_size: int, step_times: Sequence[float],
-                        warm_steps: int = 0) -> float:
+                        warm_steps: int = 0, *,
+                        steps: Optional[Sequence[int]] = None) -> float:
     """Examples per second over the steps after warm-up.
 
     Args:
         batch_size: Examples each step consumes, over all replicas and workers.
-        step_times: Wall seconds of each step, in order.
-        warm_steps: Leading steps to leave out (graph optimisation, first input).
+        step_times: Wall seconds of each step, in order; of each session run
+            when `steps` is given.
+        warm_steps: Leading steps to leave out (graph optimisation, first input);
+            with `steps`, whole runs until at least that many steps are out.
+        steps: The steps each entry of `step_times` made, when a run makes
+            several (`RunConfig.steps_per_run`); one each when None.
 
     Returns:
         `batch_size * measured_steps / sum(measured step times)`.
 
     Raises:
-        ValueError: If `batch_size` is not positive, `warm_steps` is negative, no
-            step follows the warm-up, or the measured steps took no time.
+        ValueError: If `batch_size` is not positive, `warm_steps` is negative,
+            `steps` and `step_times` differ in length, no step follows the
+            warm-up, or the measured steps took no time.
     """
     _check_non_negative_int("warm_steps", warm_steps)
-    measured = list(step_times)[warm_steps:]
+    step_times = list(step_times)
+    counts = [1] * len(step_times) if steps is None else [int(n) for n in steps]
+    if len(counts) != len(step_times):
+        raise ValueError(
+            "`steps` must give the steps of each entry of `step_times`. Received: "
+            f"{len(counts)} step count(s) for {len(step_times)} time(s).")
+    first = warm_seen = 0
+    while first < len(counts) and warm_seen < warm_steps:
+        warm_seen += counts[first]
+        first += 1
+    measured = step_times[first:]
     if not measured:
         raise ValueError(
             f"No step follows the {warm_steps} warm-up step(s): measure more steps or lower "
             f"`warm_steps`. Received: {len(step_times)} step time(s).")
-    return examples_per_second_over(batch_size, steps=len(measured), seconds=sum(measured))
+    return examples_per_second_over(batch_size, steps=sum(counts[first:]),
+                                    seconds=sum(measured))
 
 
 def examples_per_second_over(batch_size: int, *, steps: int, seconds: float) -> float:
@@ -174,6 +195,24 @@ def global_step_read_tensor():
     return training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
 
 
+def run_step_tensors():
+    """(global step before, global step after) a run of a steps_per_run loop, else None.
+
+    Without a loop (one step per run) a run makes exactly one step.
+    """
+    after = steps_loop.step_after_run_tensor()
+    if after is None:
+        return None
+    return global_step_read_tensor(), after
+
+
+def _steps_made(step_tensors, results) -> int:
+    if step_tensors is None:
+        return 1
+    before, after = results
+    return int(after) - int(before)
+
+
 # --------------------------------------------------------------------- hooks
 
 class TimeHistory(tf.compat.v1.train.SessionRunHook):
@@ -185,34 +224,42 @@ class TimeHistory(tf.compat.v1.train.SessionRunHook):
         wall_times: Seconds from the end of the previous step to the end of this
             one (the first from its `before_run`): they tile the training loop, so
             they include other hooks and the loop itself, as a user's watch does.
+        steps: The steps each run made: 1, or up to `RunConfig.steps_per_run`
+            (then `times` and `wall_times` are per run, not per step).
     """
 
     def __init__(self, *, clock: Clock = time.perf_counter):
         self._clock = clock
         self.times: List[float] = []
         self.wall_times: List[float] = []
+        self.steps: List[int] = []
         self._start = None
         self._last_end = None
+        self._run_steps = None
 
     def begin(self):
-        self.times, self.wall_times = [], []
+        self.times, self.wall_times, self.steps = [], [], []
         self._start = self._last_end = None
+        self._run_steps = run_step_tensors()
 
     def before_run(self, run_context):
         self._start = self._clock()
         if self._last_end is None:
             self._last_end = self._start
-        return None
+        if self._run_steps is None:
+            return None
+        return tf.compat.v1.train.SessionRunArgs(self._run_steps)
 
     def after_run(self, run_context, run_values):
         now = self._clock()
         self.times.append(now - self._start)
         self.wall_times.append(now - self._last_end)
+        self.steps.append(_steps_made(self._run_steps, run_values.results))
         self._last_end = now
 
     def examples_per_second(self, batch_size: int, warm_steps: int = 0) -> float:
         """Examples/sec over the wall time of the steps after `warm_steps`."""
-        return examples_per_second(batch_size, self.wall_times, warm_steps)
+        return examples_per_second(batch_size, self.wall_times, warm_steps, steps=self.steps)
 
 
 class ExamplesPerSecondHook(TimeHistory):
@@ -222,9 +269,10 @@ class ExamplesPerSecondHook(TimeHistory):
     the figure goes to TensorBoard (`examples/sec`, `examples/sec_average`) and
     to JSON lines when `output_dir` is given. `batch_size` is the global batch:
     build it with `make_global_batch(per_replica, config=run_config)`, or use
-    `ExamplesPerSecondHook.for_config`. Steps are this session's runs; the first
-    `warm_steps` are left out. "Current" covers the steps since the last report,
-    "average" every step after warm-up. A last report is made at `end`.
+    `ExamplesPerSecondHook.for_config`. Steps are this session's; the first
+    `warm_steps` are left out (whole runs, with `RunConfig.steps_per_run` > 1).
+    "Current" covers the steps since the last report, "average" every step after
+    warm-up. A last report is made at `end`.
     """
 
     def __init__(self, batch_size: Union[int, GlobalBatch], every_n_steps: Optional[int] = None,
@@ -257,6 +305,8 @@ class ExamplesPerSecondHook(TimeHistory):
 
     def _reset_totals(self):
         # Running totals: a report costs O(1) however long the window or the training.
+        self._steps_seen = 0
+        self._measured_steps = 0
         self._measured_secs = 0.0
         self._window_steps = 0
         self._window_secs = 0.0
@@ -276,7 +326,7 @@ class ExamplesPerSecondHook(TimeHistory):
     @property
     def measured_steps(self) -> int:
         """Steps after warm-up so far."""
-        return max(0, len(self.wall_times) - self._warm_steps)
+        return self._measured_steps
 
     def average_examples_per_second(self) -> Optional[float]:
         """Examples/sec over every step after warm-up so far; None before one."""
@@ -292,19 +342,26 @@ class ExamplesPerSecondHook(TimeHistory):
         self._reset_totals()
 
     def before_run(self, run_context):
-        super().before_run(run_context)
-        if self._step_tensor is None:
-            return None
+        loop_args = super().before_run(run_context)
+        if loop_args is not None or self._step_tensor is None:
+            return loop_args  # A loop's (step before, step after) holds the step.
         return tf.compat.v1.train.SessionRunArgs(self._step_tensor)
 
     def after_run(self, run_context, run_values):
         super().after_run(run_context, run_values)
-        self._global_step = (int(run_values.results) if self._step_tensor is not None
-                             else len(self.wall_times))
-        if not self.measured_steps:
+        if self._run_steps is not None:
+            self._global_step = int(run_values.results[0])
+        else:
+            self._global_step = (int(run_values.results) if self._step_tensor is not None
+                                 else len(self.wall_times))
+        steps = self.steps[-1]
+        warm_up = self._steps_seen < self._warm_steps
+        self._steps_seen += steps
+        if warm_up:
             return
+        self._measured_steps += steps
         self._measured_secs += self.wall_times[-1]
-        self._window_steps += 1
+        self._window_steps += steps
         self._window_secs += self.wall_times[-1]
         if self._every_n_steps is not None:
             due = self._window_steps >= self._every_n_steps

@@ -51,7 +51,6 @@ class DefinitionsTest(parameterized.TestCase, tf.test.TestCase):
          "one device"),
         ("ops_without_mirrored", dict(cross_device_ops="nccl", distribution_strategy="none"),
          "MirroredStrategy"),
-        ("mixed_on_two", dict(num_devices=2, dtype="mixed_float16"), "not supported yet"),
         ("devices_not_numbers", dict(devices=["1", "x"]), "--devices=1,x"),
         ("devices_twice", dict(devices=["2", "2"]), "twice"),
         ("unknown_split", dict(splits=["train", "dev"]), "--splits=train,dev"),
@@ -68,13 +67,9 @@ class DefinitionsTest(parameterized.TestCase, tf.test.TestCase):
         open(weights, "w").close()
         with flagsaver.flagsaver(dataset="oct", data_dir="/data", model="vgg16",
                                  weights=weights, num_devices=2, epochs=2,
-                                 cross_device_ops="hierarchical_copy", devices=["1", "2", "8"]):
+                                 cross_device_ops="hierarchical_copy", devices=["1", "2", "8"],
+                                 dtype="mixed_float16"):  # Mixed precision on 2 replicas too.
             self.assertEqual(defs.MODEL.value, "vgg16")
-
-    def test_unsupported_dtype(self):
-        self.assertIsNone(defs.unsupported_dtype("float32", 8))
-        self.assertIsNone(defs.unsupported_dtype("mixed_bfloat16", 1))
-        self.assertIn("--dtype=float32", defs.unsupported_dtype("mixed_bfloat16", 2))
 
     def test_flagfile_sets_flags(self):
         path = os.path.join(self.get_temp_dir(), "run.flags")

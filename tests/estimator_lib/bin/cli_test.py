@@ -7,6 +7,7 @@ the slowest few.
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from absl.testing import flagsaver
 
 from estimator_lib.bin import cli
 from estimator_lib.bin import download_oct
+from estimator_lib.bin import job
 from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin import scaling_benchmark
 from estimator_lib.bin import train
@@ -66,6 +68,11 @@ class CommandLineTest(tf.test.TestCase):
             ("bad", "make_tfrecords"): (
                 "make_tfrecords", ["--data_dir=/nonexistent/oct",
                                    f"--output_dir={os.path.join(cls.tmp, 'out')}"], None),
+            # XLA on CPU must be on before TensorFlow starts: only a fresh process shows it.
+            ("run", "train_mixed_xla"): (
+                "train", [f"--model_dir={os.path.join(cls.tmp, 'mixed_xla')}", "--num_devices=2",
+                          "--dtype=mixed_bfloat16", "--xla", "--train_steps=2", "--batch_size=4",
+                          "--eval=false", "--warm_steps=0"], {"TF_CPP_MIN_LOG_LEVEL": "0"}),
         })
         processes = {key: _start(*value) for key, value in cases.items()}
         cls.results = {}
@@ -108,6 +115,15 @@ class CommandLineTest(tf.test.TestCase):
 
     def test_make_tfrecords_missing_data_dir(self):
         self._assert_one_line_error("make_tfrecords", "make_tfrecords", "/nonexistent/oct")
+
+    def test_train_mixed_bfloat16_with_xla_on_two_replicas(self):
+        code, out, err = self.results[("run", "train_mixed_xla")]
+        self.assertEqual(code, 0, err[-3000:])
+        self.assertIn("Compiled cluster using XLA", err)
+        with open(os.path.join(self.tmp, "mixed_xla", job.SUMMARY_FILENAME)) as f:
+            summary = json.load(f)
+        self.assertEqual((summary["dtype"], summary["global_step"], summary["strategy"]),
+                         ("mixed_bfloat16", 2, "mirrored"))
 
 
 class InProcessTest(tf.test.TestCase):
@@ -165,10 +181,6 @@ class InProcessTest(tf.test.TestCase):
 
     def test_more_devices_than_exist(self):
         self._assert_error(train, ["--num_devices=99"], "--num_devices=99", "no GPU")
-
-    def test_mixed_precision_on_two_replicas_is_not_supported_yet(self):
-        self._assert_error(train, ["--dtype=mixed_bfloat16", "--num_devices=2"],
-                           "--dtype=mixed_bfloat16 is not supported yet")
 
     def test_nccl_without_gpus(self):
         if tf.config.list_physical_devices("GPU"):
