@@ -229,7 +229,7 @@ class _PhaseRecorder:
 
     def __init__(self, tf):
         # pylint: disable=import-outside-toplevel
-        from estimator_lib import checkpoints, estimator, inputs, keras
+        from estimator_lib import checkpoints, estimator, inputs, keras, training_run
         self.spans = []
         train = tf.compat.v1.train
         targets = [
@@ -238,7 +238,7 @@ class _PhaseRecorder:
             (estimator.Estimator, "_call_model_fn", "model_fn (graph construction)"),
             (estimator.Estimator, "_prepare_restore_or_warm_start", "warm start / restore check"),
             (checkpoints, "newest_readable", "newest readable checkpoint lookup"),
-            (estimator, "_open_summary_writer_without_graph", "summary writer open"),
+            (training_run, "_open_summary_writer_without_graph", "summary writer open"),
             (train.MonitoredSession, "__init__", "MonitoredSession created (hooks' begin, "
              "session, after_create_session)"),
             (train.Scaffold, "finalize", "Scaffold.finalize (init ops, saver build)"),

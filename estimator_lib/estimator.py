@@ -16,9 +16,11 @@ from estimator_lib import distribute
 from estimator_lib import evaluation
 from estimator_lib import exporting
 from estimator_lib import inputs
-from estimator_lib import locking
+from estimator_lib import predictions as predictions_lib
+from estimator_lib import replica_specs
 from estimator_lib import session as session_lib
 from estimator_lib import steps_loop
+from estimator_lib import training_run
 from estimator_lib import warm_starting
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
@@ -39,14 +41,6 @@ _OVERRIDABLE = frozenset(["latest_checkpoint"])
 def _check_positive(name, value):
     if value is not None and value <= 0:
         raise ValueError(f"Must specify {name} > 0, given: {value}")
-
-
-def _has_loss_summary(loss):
-    for summary in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES):
-        if summary.op.type == "ScalarSummary" and summary.op.inputs[0].op.name.endswith("loss"):
-            return True
-    del loss
-    return False
 
 
 class Estimator:
@@ -135,161 +129,58 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, saving_listeners):
+        """Builds the TRAIN graph (per replica under `train_distribute`) and runs it."""
         steps_per_run = self._config.steps_per_run
         if steps_per_run > 1:
             steps_loop.check_supported(self._config)
-        if self._config.train_distribute is not None:
-            return self._train_model_distributed(input_fn, hooks, saving_listeners)
-        with tf.Graph().as_default() as graph, graph.device(self._config.device_fn):
-            global_step = self._start_graph(graph)
+        strategy = self._config.train_distribute
+        session_config = self._session_config_for(strategy)
+        with tf.Graph().as_default() as graph, self._train_scope(graph, strategy):
+            self._start_graph(graph)
+            build_step, input_hooks = self._train_step(input_fn, strategy, steps_per_run)
             loop = None
             if steps_per_run == 1:
-                features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
-                spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
-            else:
-                with inputs.feeding_large_arrays() as feeds:
-                    result = self._call_input_fn(input_fn, ModeKeys.TRAIN)
-                get_next, input_hooks = steps_loop.dataset_input(
-                    result, feeds, steps_per_run=steps_per_run)
-                loop = steps_loop.make_train_loop(
-                    lambda: self._call_model_fn(*get_next(), ModeKeys.TRAIN, self._config),
-                    steps_per_run=steps_per_run)
-                spec = loop.spec
-            restore_from = checkpoints.newest_readable(self._model_dir)
-            self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
-            return self._train_with_spec(spec, input_hooks + hooks, saving_listeners,
-                                         global_step, restore_from=restore_from, loop=loop)
-
-    def _train_model_distributed(self, input_fn, hooks, saving_listeners):
-        """Training with `train_distribute`: model_fn once per replica, one session."""
-        strategy = self._config.train_distribute
-        session_config = distribute.session_config_for(strategy, self._session_config)
-        with tf.Graph().as_default() as graph, strategy.scope(), \
-                strategy._scale_loss_for_estimator_enabled():  # pylint: disable=protected-access
-            global_step = self._start_graph(graph)
-            # As the original: the input_fn batches per replica and is not split.
-            with inputs.feeding_large_arrays() as feeds:
-                iterator = strategy.make_input_fn_iterator(
-                    lambda input_context: self._call_input_fn(input_fn, ModeKeys.TRAIN,
-                                                              input_context=input_context))
-
-            def build_step():
-                features, labels = inputs.split_features_and_labels(iterator.get_next())
-                specs, (per_replica_loss, per_replica_train_op) = \
-                    distribute.call_for_each_replica(
-                        strategy,
-                        lambda f, l: self._call_model_fn(f, l, ModeKeys.TRAIN, self._config),
-                        features, labels, outputs=lambda spec: (spec.loss, spec.train_op))
-                first = specs[0]
-                # Hooks and the scaffold come from replica 0, as in the original.
-                return EstimatorSpec(
-                    ModeKeys.TRAIN, loss=distribute.reduce_loss(strategy, per_replica_loss),
-                    train_op=strategy.group(per_replica_train_op),
-                    training_hooks=first.training_hooks,
-                    training_chief_hooks=first.training_chief_hooks, scaffold=first.scaffold)
-
-            loop = None
-            if self._config.steps_per_run == 1:
                 spec = build_step()
             else:
-                loop = steps_loop.make_train_loop(
-                    build_step, steps_per_run=self._config.steps_per_run)
+                loop = steps_loop.make_train_loop(build_step, steps_per_run=steps_per_run)
                 spec = loop.spec
             restore_from = checkpoints.newest_readable(self._model_dir)
             self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
-            return self._train_with_spec(
-                spec, [inputs.InputInitializerHook(iterator.initialize, feeds)] + hooks,
-                saving_listeners, global_step, restore_from=restore_from,
+            return training_run.run(
+                spec, config=self._config, worker_hooks=input_hooks + hooks,
+                saving_listeners=saving_listeners, restore_from=restore_from,
                 session_config=session_config, loop=loop)
 
-    def _train_with_spec(self, spec, worker_hooks, saving_listeners, global_step, *,
-                         restore_from, session_config=None, loop=None):
-        """Runs the training session; `loop` (a steps_loop.TrainLoop) when steps_per_run > 1."""
-        config = self._config
-        if not _has_loss_summary(spec.loss):
-            tf.compat.v1.summary.scalar("loss", spec.loss)
-        scaffold = spec.scaffold
-        if scaffold.saver is not None and not tf.compat.v1.get_collection(
-                tf.compat.v1.GraphKeys.SAVERS):
-            # Hooks that save the variables (InMemoryEvaluatorHook) find it there.
-            tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SAVERS, scaffold.saver)
-        if scaffold.saver is None and not tf.compat.v1.get_collection(
-                tf.compat.v1.GraphKeys.SAVERS):
-            tf.compat.v1.add_to_collection(
-                tf.compat.v1.GraphKeys.SAVERS,
-                tf.compat.v1.train.Saver(
-                    sharded=True, max_to_keep=config.keep_checkpoint_max,
-                    keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
-                    defer_build=True, save_relative_paths=True))
-        worker_hooks = list(worker_hooks)
-        worker_hooks.append(tf.compat.v1.train.NanTensorHook(spec.loss))
-        if config.log_step_count_steps is not None and loop is not None:
-            worker_hooks.append(loop.logging_hook(config.log_step_count_steps))
-        elif config.log_step_count_steps is not None:
-            worker_hooks.append(tf.compat.v1.train.LoggingTensorHook(
-                {"loss": spec.loss,
-                 "step": training_util._get_or_create_global_step_read()},  # pylint: disable=protected-access
-                every_n_iter=config.log_step_count_steps))
-        worker_hooks.extend(spec.training_hooks)
-        if loop is not None:
-            worker_hooks.append(loop.stop_hook(worker_hooks + list(spec.training_chief_hooks)))
+    @contextlib.contextmanager
+    def _train_scope(self, graph, strategy):
+        if strategy is None:
+            with graph.device(self._config.device_fn):
+                yield
+        else:
+            scale_loss = strategy._scale_loss_for_estimator_enabled  # pylint: disable=protected-access
+            with strategy.scope(), scale_loss():
+                yield
 
-        chief_hooks = []
-        saver_types = (tf.compat.v1.train.CheckpointSaverHook, checkpoints.CheckpointSaverHook)
-        saver_hooks = [h for h in worker_hooks + list(spec.training_chief_hooks)
-                       if isinstance(h, saver_types)]
-        if (config.save_checkpoints_secs or config.save_checkpoints_steps) and not saver_hooks:
-            saver_hook = loop.checkpoint_saver_hook if loop else checkpoints.CheckpointSaverHook
-            chief_hooks.append(saver_hook(
-                self._model_dir, save_secs=config.save_checkpoints_secs,
-                save_steps=config.save_checkpoints_steps, scaffold=scaffold,
-                save_graph_def=config.checkpoint_save_graph_def,
-                save_on_create=not distribute.is_multi_worker(config)))
-            saver_hooks = chief_hooks[:1]
-        if saving_listeners and distribute.roles(config)[1]:
-            if not saver_hooks:
-                raise ValueError(
-                    "There should be a CheckpointSaverHook to use saving_listeners. Please set "
-                    "one of the RunConfig.save_checkpoints_steps or "
-                    "RunConfig.save_checkpoints_secs.")
-            # Both our hook and TensorFlow's keep their listeners in `_listeners`.
-            saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
+    def _train_step(self, input_fn, strategy, steps_per_run):
+        """(build_step, input hooks): build_step calls model_fn on the next batch.
 
-        # A loop's runs make several steps: its own step counter and summary saver
-        # count them, in place of the session's.
-        save_summary_steps, log_step_count_steps = (
-            config.save_summary_steps, config.log_step_count_steps)
-        counting_hooks = []
-        if loop is not None:
-            counting_hooks = loop.counting_hooks(
-                output_dir=self._model_dir, scaffold=scaffold,
-                save_summary_steps=save_summary_steps, log_step_count_steps=log_step_count_steps)
-            save_summary_steps = log_step_count_steps = None
-        initializes, writes = distribute.roles(config)
-        loss = None
-        any_step_done = False
-        with contextlib.ExitStack() as stack:
-            if writes:
-                stack.enter_context(locking.model_dir_lock(self._model_dir))
-                _open_summary_writer_without_graph(self._model_dir)
-            session = stack.enter_context(session_lib.training_session(
-                model_dir=self._model_dir, restore_from=restore_from,
-                initializes=initializes, writes=writes, scaffold=scaffold,
-                master=config.master, config=session_config or self._session_config,
-                worker_hooks=worker_hooks,
-                chief_hooks=chief_hooks + list(spec.training_chief_hooks) + counting_hooks,
-                save_summary_steps=save_summary_steps,
-                log_step_count_steps=log_step_count_steps,
-                max_wait_secs=config.session_creation_timeout_secs,
-                cluster=(config.cluster_spec.as_dict()
-                         if distribute.is_multi_worker(config) else None)))
-            while not session.should_stop():
-                _, loss = session.run([spec.train_op, spec.loss])
-                any_step_done = True
-        if not any_step_done:
-            logging.warning("Training with estimator made no steps. Perhaps input is empty or "
-                            "misspecified.")
-        return loss
+        With `train_distribute`, model_fn runs once per replica, as the original.
+        """
+        def call_model_fn(features, labels):
+            return self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
+
+        if strategy is not None:
+            get_next, input_hooks = self._replicated_input(strategy, input_fn, ModeKeys.TRAIN)
+            return (lambda: replica_specs.train_spec(strategy, call_model_fn, *get_next()),
+                    input_hooks)
+        if steps_per_run == 1:
+            features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
+            return (lambda: call_model_fn(features, labels)), input_hooks
+        with inputs.feeding_large_arrays() as feeds:
+            result = self._call_input_fn(input_fn, ModeKeys.TRAIN)
+        get_next, input_hooks = steps_loop.dataset_input(
+            result, feeds, steps_per_run=steps_per_run)
+        return (lambda: call_model_fn(*get_next())), input_hooks
 
     # --------------------------------------------------------------- evaluate
 
@@ -304,8 +195,7 @@ class Estimator:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to evaluate.", self._model_dir)
         strategy = self._config.eval_distribute
-        session_config = (distribute.session_config_for(strategy, self._session_config)
-                          if strategy is not None else self._session_config)
+        session_config = self._session_config_for(strategy)
         with tf.Graph().as_default() as graph, _scope(strategy):
             global_step = self._start_graph(graph)
             if strategy is None:
@@ -313,7 +203,8 @@ class Estimator:
                 spec = self._eval_spec(features, labels)
                 update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
             else:
-                spec, update_op, input_hooks = self._eval_spec_distributed(strategy, input_fn)
+                get_next, input_hooks = self._replicated_input(strategy, input_fn, ModeKeys.EVAL)
+                spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
             final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
             final_ops["global_step"] = global_step
@@ -342,27 +233,6 @@ class Estimator:
         metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
         return spec._replace(eval_metric_ops=metrics)
 
-    def _eval_spec_distributed(self, strategy, input_fn):
-        """EVAL graph with `eval_distribute`: model_fn per replica, metrics summed across.
-
-        tf.compat.v1 and Keras metrics keep their state in sync-on-read variables
-        and compute their value across replicas, so replica 0's value ops read the
-        aggregate; every replica's update ops run each step.
-        """
-        with inputs.feeding_large_arrays() as feeds:
-            iterator = strategy.make_input_fn_iterator(
-                lambda input_context: self._call_input_fn(input_fn, ModeKeys.EVAL,
-                                                          input_context=input_context))
-        features, labels = inputs.split_features_and_labels(iterator.get_next())
-        specs, updates = distribute.call_for_each_replica(
-            strategy, self._eval_spec, features, labels,
-            outputs=lambda spec: [update for _, update in spec.eval_metric_ops.values()])
-        first = specs[0]
-        metrics = {name: (distribute.first_replica_value(strategy, value), update)
-                   for name, (value, update) in first.eval_metric_ops.items()}
-        return (first._replace(eval_metric_ops=metrics), strategy.group(updates),
-                [inputs.InputInitializerHook(iterator.initialize, feeds)])
-
     # ---------------------------------------------------------------- predict
 
     def predict(self, input_fn: Callable, predict_keys=None, hooks: Optional[Iterable] = None,
@@ -378,7 +248,7 @@ class Estimator:
             features, _, input_hooks = self._input(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             self._prepare_restore_or_warm_start(spec, checkpoint_path)
-            predictions = _extract_keys(spec.predictions, predict_keys)
+            predictions = predictions_lib.select(spec.predictions, predict_keys)
             creator = session_lib.ChiefSessionCreator(
                 checkpoint_filename_with_path=checkpoint_path, scaffold=spec.scaffold,
                 config=self._session_config)
@@ -387,13 +257,10 @@ class Estimator:
                     hooks=input_hooks + hooks + list(spec.prediction_hooks)) as session:
                 while not session.should_stop():
                     values = session.run(predictions)
-                    if not yield_single_examples:
-                        yield values
-                    elif not isinstance(values, dict):
-                        yield from values
+                    if yield_single_examples:
+                        yield from predictions_lib.examples(values)
                     else:
-                        for i in range(_batch_length(values)):
-                            yield {key: value[i] for key, value in values.items()}
+                        yield values
 
     # ----------------------------------------------------------------- export
 
@@ -492,6 +359,23 @@ class Estimator:
         return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config,
                                     input_context=input_context)
 
+    def _replicated_input(self, strategy, input_fn, mode):
+        """(get_next, input hooks) over the strategy's iterator: per-replica batches.
+
+        As the original: the input_fn batches per replica and is not split.
+        """
+        with inputs.feeding_large_arrays() as feeds:
+            iterator = strategy.make_input_fn_iterator(
+                lambda input_context: self._call_input_fn(input_fn, mode,
+                                                          input_context=input_context))
+        return (lambda: inputs.split_features_and_labels(iterator.get_next()),
+                [inputs.InputInitializerHook(iterator.initialize, feeds)])
+
+    def _session_config_for(self, strategy):
+        if strategy is None:
+            return self._session_config
+        return distribute.session_config_for(strategy, self._session_config)
+
     def _prepare_restore_or_warm_start(self, spec, checkpoint_path, *, verified=False):
         """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
         if checkpoint_path:
@@ -539,16 +423,6 @@ def _scope(strategy):
     return strategy.scope() if strategy is not None else contextlib.nullcontext()
 
 
-def _open_summary_writer_without_graph(logdir):
-    """Opens the cached summary writer of `logdir` outside the training graph.
-
-    FileWriterCache writes the current default graph, constants and all, when it
-    first opens a directory's writer; the checkpoint hook writes a lean copy instead.
-    """
-    with tf.Graph().as_default():
-        tf.compat.v1.summary.FileWriterCache.get(logdir)
-
-
 def resolve_config(config, model_dir):
     """RunConfig with model_dir settled (argument, config, or a new temporary folder)."""
     if config is None:
@@ -571,33 +445,6 @@ def resolve_config(config, model_dir):
         logging.warning("Using temporary folder as model directory: %s", model_dir)
         config = config.replace(model_dir=model_dir)
     return config
-
-
-def _extract_keys(predictions, predict_keys):
-    if predict_keys is None:
-        return predictions
-    if isinstance(predict_keys, str):
-        predict_keys = [predict_keys]
-    if not isinstance(predictions, dict):
-        raise ValueError("predict_keys argument is not valid in case of non-dict predictions.")
-    existing = {key: value for key, value in predictions.items() if key in predict_keys}
-    if not existing:
-        raise ValueError(
-            f"Expected to run at least one output from {sorted(predictions)}, provided "
-            f"{predict_keys}.")
-    return existing
-
-
-def _batch_length(values: dict) -> int:
-    length = None
-    for key, value in values.items():
-        if length is None:
-            length = value.shape[0]
-        elif value.shape[0] != length:
-            raise ValueError(
-                f"Batch length of predictions should be same. {key} has different batch "
-                "length than others.")
-    return length or 0
 
 
 def _assert_members_are_not_overridden(cls):
