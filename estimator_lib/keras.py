@@ -5,14 +5,15 @@ model, as the original did), re-compiles the clone with the captured optimizer
 config and the global step as its iteration counter, and returns the compiled
 loss, update op, metrics and outputs as an EstimatorSpec. The model's current
 weights reach the Estimator through a first checkpoint in `model_dir/keras/`
-that the Estimator warm-starts from.
+that the Estimator warm-starts from: all of them, trainable or not (the
+original took trainable ones only: BatchNormalization's moving statistics were lost).
 """
 
 import contextlib
 import os
 import re
 import warnings
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Tuple
 
 import tensorflow as tf
 import tf_keras
@@ -26,6 +27,7 @@ from estimator_lib.export import PredictOutput
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.run_config import RunConfig
+from estimator_lib.warm_starting import WarmStartSettings
 
 logging = tf.compat.v1.logging
 
@@ -213,14 +215,21 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
 
 
 def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt,
-                           optimizer_config) -> Optional[str]:
-    """Writes the Keras model's current weights to model_dir/keras once; returns its path."""
+                           optimizer_config) -> Tuple[Optional[str], List[str]]:
+    """Writes the Keras weights to model_dir/keras once; returns its path, weight names.
+
+    The path is None where model_dir holds the Estimator's own checkpoint; the names
+    are the clone's, as the Estimator's graph names them (`dense/kernel:0`).
+    """
     keras_dir = os.path.join(config.model_dir, _KERAS_DIR)
     existing = tf.train.latest_checkpoint(keras_dir)
     if existing:
-        return existing
+        with tf.Graph().as_default():  # Only the weights' names are needed.
+            model = _clone_and_build(ModeKeys.PREDICT, keras_model, custom_objects,
+                                     optimizer_config)
+            return existing, [weight.name for weight in model.weights]
     if tf.train.latest_checkpoint(config.model_dir):
-        return None  # The Estimator restores its own checkpoint; warm start is not used.
+        return None, []  # The Estimator restores its own checkpoint; warm start is not used.
     # Read the eager variables directly: after a first conversion the model refuses
     # get_weights() (tf_keras then sees it as a half-v1 model).
     weights = [variable.numpy() for variable in keras_model.weights]
@@ -243,8 +252,20 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         tf.io.gfile.makedirs(keras_dir)
         with tf.compat.v1.Session(config=config.session_config) as session:
             session.run(init_op, feed_dict=feed)
-            return saver.save(session, os.path.join(keras_dir, _KERAS_CHECKPOINT),
+            path = saver.save(session, os.path.join(keras_dir, _KERAS_CHECKPOINT),
                               write_meta_graph=not save_object_ckpt, write_state=True)
+        return path, [weight.name for weight in model.weights]
+
+
+def _warm_start_settings(path: str, weight_names: List[str]) -> WarmStartSettings:
+    """Warm-starts every model weight, trainable or not, and no optimizer state.
+
+    A single regex (the original's '.*') selects TRAINABLE_VARIABLES only, leaving
+    moving statistics at their initial values; a list selects from GLOBAL_VARIABLES.
+    Object-based checkpoints map these graph names to their keys themselves.
+    """
+    return WarmStartSettings(path, vars_to_warm_start=[
+        f"{re.escape(name)}$" for name in weight_names])
 
 
 _PYTHON_LAMBDA = re.compile(rb'"function_type":\s*"lambda"')
@@ -295,6 +316,18 @@ def _legacy_optimizer(model):
     if isinstance(model.optimizer, optimizer_v1.TFOptimizer):
         return None  # A wrapped TF1 optimizer (TFOptimizer) is cloned by the cloning code.
     return model.optimizer.get_config()
+
+
+def _freeze_compile_args(model):
+    """Caches the compile arguments, as clone_and_build_model does at a compiled clone.
+
+    A model built in a graph swaps tf_keras' model classes to their v1 bases, after
+    which the original cannot report them; a PREDICT clone (not compiled) may come first.
+    """
+    if "_get_compile_args" in vars(model):
+        return  # Cached already, by a compiled clone.
+    compile_args = {flag: model._get_compile_args(user_metrics=flag) for flag in (True, False)}
+    model._get_compile_args = lambda user_metrics=True: compile_args[user_metrics]
 
 
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
@@ -358,6 +391,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                 f"`export_outputs` keys must be the model's output names "
                 f"{keras_model.output_names}. Unknown: {sorted(unknown)}.")
     optimizer_config = _legacy_optimizer(keras_model)
+    _freeze_compile_args(keras_model)
     if getattr(keras_model, "_jit_compile", None):
         logging.warning(
             "model_to_estimator does not apply compile(jit_compile=True): the model is "
@@ -369,10 +403,12 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     config = estimator_lib.resolve_config(config, model_dir)
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                               export_outputs, optimizer_config)
-    warm_start_path = None
+    warm_start = None
     if _is_graph_network(keras_model) and config.is_chief:
-        warm_start_path = _save_first_checkpoint(keras_model, custom_objects, config,
-                                                 save_object_ckpt, optimizer_config)
+        path, weight_names = _save_first_checkpoint(keras_model, custom_objects, config,
+                                                    save_object_ckpt, optimizer_config)
+        if path:
+            warm_start = _warm_start_settings(path, weight_names)
     elif keras_model.built:
         logging.warning(
             "You are creating an Estimator from a Keras model manually subclassed from "
@@ -380,4 +416,4 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             "We are currently unable to preserve the model's state (its weights) as part of "
             "the estimator in this case. Be warned that the estimator has been created using "
             "a freshly initialized version of your model.")
-    return estimator_lib.Estimator(model_fn, config=config, warm_start_from=warm_start_path)
+    return estimator_lib.Estimator(model_fn, config=config, warm_start_from=warm_start)

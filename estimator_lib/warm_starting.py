@@ -58,8 +58,22 @@ def resolve(warm_start_from: Union[None, str, os.PathLike, WarmStartSettings]
 
 
 def apply(settings: WarmStartSettings) -> None:
-    """Adds the warm-start initialisers to the current graph."""
+    """Adds the warm-start initialisers to the current graph.
+
+    A list in `vars_to_warm_start` whose entries match no variable of the graph
+    gets a warning naming them: the original skipped them without a word, and a
+    weight left at its initial value is a silent wrong answer.
+    """
     logging.info("Warm-starting with WarmStartSettings: %s", settings)
+    if isinstance(settings.vars_to_warm_start, (list, tuple)):
+        unmatched = [pattern for pattern in settings.vars_to_warm_start
+                     if isinstance(pattern, str) and not tf.compat.v1.get_collection(
+                         tf.compat.v1.GraphKeys.GLOBAL_VARIABLES, scope=pattern)]
+        if unmatched:
+            logging.warning(
+                "Warm-starting: %d of the %d entries of vars_to_warm_start match no variable "
+                "of the graph, so nothing is warm-started for them: %s", len(unmatched),
+                len(settings.vars_to_warm_start), ", ".join(unmatched))
     tf.compat.v1.train.warm_start(
         ckpt_to_initialize_from=settings.ckpt_to_initialize_from,
         vars_to_warm_start=settings.vars_to_warm_start,

@@ -38,6 +38,20 @@ class WarmStartTest(tf.test.TestCase):
         results = target.evaluate(testing.eval_input_fn(), steps=1)
         self.assertEqual(results["global_step"], 0)
 
+    def test_list_entries_that_match_nothing_are_named(self):
+        source = self._trained()
+        settings = el.WarmStartSettings(
+            source.model_dir, vars_to_warm_start=["dense/kernel", "dense/no_such_weight"])
+        target = el.Estimator(testing.linear_model_fn,
+                              model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()),
+                              warm_start_from=settings)
+        with self.assertLogs(level="WARNING") as logs:
+            target.evaluate(testing.eval_input_fn(), steps=1)
+        warnings = [line for line in logs.output if "vars_to_warm_start" in line]
+        self.assertLen(warnings, 1)
+        self.assertIn("1 of the 2 entries", warnings[0])
+        self.assertIn("dense/no_such_weight", warnings[0])
+
     def test_evaluate_and_predict_use_the_warm_start_without_a_checkpoint(self):
         source = self._trained(steps=20)
         target = el.Estimator(testing.linear_model_fn,
