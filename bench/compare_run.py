@@ -109,7 +109,7 @@ def keras_module(tf):
 
 
 def _cnn(keras, *, softmax=True):
-    """The seed CNN, layer for layer as estimator_lib.bin.models.make_cnn."""
+    """The seed CNN, layer for layer as estimator_lib.jobs.models.make_cnn."""
     inputs = keras.Input(shape=(28, 28, 1), name="images")
     x = keras.layers.Conv2D(32, 3, activation="relu")(inputs)
     x = keras.layers.MaxPooling2D()(x)
@@ -169,7 +169,7 @@ def _run_estimator(tf, args, images, labels, steps):
             model.compile(optimizer=tf.compat.v1.train.AdamOptimizer(LEARNING_RATE),
                           loss="categorical_crossentropy", metrics=["accuracy"])
         else:
-            from estimator_lib.bin import models  # pylint: disable=import-outside-toplevel
+            from estimator_lib.jobs import models  # pylint: disable=import-outside-toplevel
             model = models.make_cnn(learning_rate=LEARNING_RATE)
         estimator = to_estimator(keras_model=model, config=config)
     else:
@@ -229,25 +229,29 @@ class _PhaseRecorder:
 
     def __init__(self, tf):
         # pylint: disable=import-outside-toplevel
-        from estimator_lib import checkpoints, estimator, inputs, keras, training_run
+        from estimator_lib import inputs, model_graph
+        from estimator_lib.keras import conversion
+        from estimator_lib.training import checkpoints
+        from estimator_lib.training import train_model
+        from estimator_lib.estimator import Estimator
         self.spans = []
         train = tf.compat.v1.train
         targets = [
-            (keras, "_save_first_checkpoint", "model_to_estimator: first checkpoint (warm start)"),
-            (estimator.Estimator, "train", "Estimator.train"),
-            (estimator.Estimator, "_call_model_fn", "model_fn (graph construction)"),
-            (estimator.Estimator, "_prepare_restore_or_warm_start", "warm start / restore check"),
+            (conversion, "_save_first_checkpoint", "model_to_estimator: first checkpoint (warm start)"),
+            (Estimator, "train", "Estimator.train"),
+            (model_graph.ModelGraph, "call_model_fn", "model_fn (graph construction)"),
+            (model_graph.ModelGraph, "prepare_restore_or_warm_start", "warm start / restore check"),
             (checkpoints, "newest_readable", "newest readable checkpoint lookup"),
-            (training_run, "_open_summary_writer_without_graph", "summary writer open"),
+            (train_model, "_open_summary_writer_without_graph", "summary writer open"),
             (train.MonitoredSession, "__init__", "MonitoredSession created (hooks' begin, "
              "session, after_create_session)"),
             (train.Scaffold, "finalize", "Scaffold.finalize (init ops, saver build)"),
             (tf.compat.v1.Session, "__init__", "tf.compat.v1.Session()"),
             (train.ChiefSessionCreator, "create_session", "session creation + init/restore"),
-            (checkpoints.CheckpointSaverHook, "after_create_session",
+            (checkpoints.EstimatorCheckpointSaverHook, "after_create_session",
              "checkpoint hook after_create_session (graph.pbtxt, meta, step-0 save)"),
-            (checkpoints.CheckpointSaverHook, "end", "checkpoint hook end (final save)"),
-            (checkpoints.CheckpointSaverHook, "_save", "checkpoint save"),
+            (checkpoints.EstimatorCheckpointSaverHook, "end", "checkpoint hook end (final save)"),
+            (checkpoints.EstimatorCheckpointSaverHook, "_save", "checkpoint save"),
             (checkpoints, "strip_large_constants", "strip_large_constants"),
             (tf.compat.v1.train.Saver, "save", "Saver.save"),
             (tf.compat.v1.train.Saver, "restore", "Saver.restore"),

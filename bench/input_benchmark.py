@@ -45,8 +45,7 @@ import tensorflow as tf
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-from datasets import (images, oct_folder, pipeline, testing,  # noqa: E402
-                      tfrecord_reader, tfrecord_writer)
+from estimator_lib.datasets import images, oct_folder, pipeline, synthetic, tfrecord_reader, tfrecord_writer  # noqa: E402
 
 CLASSES = oct_folder.CLASS_NAMES
 
@@ -62,7 +61,7 @@ def _make_data(data_dir: str, num_images: int) -> str:
             if os.path.isdir(folder):
                 for f in os.listdir(folder):
                     os.remove(os.path.join(folder, f))
-        testing.write_textured_jpegs(split, count=num_images)
+        synthetic.write_textured_jpegs(split, count=num_images)
     return split
 
 

@@ -9,7 +9,7 @@ return. Three variants take turns in one process:
 
 - background_close: estimator_lib as shipped: the raw tf.compat.v1.Session
                     closes on a daemon thread once the hooks' end() has run
-                    (`estimator_lib.session.close_in_background`);
+                    (`estimator_lib.tf_patches.close_in_background`);
 - foreground_close: the session closed on the caller's thread, as the
                     original Estimator did (patched in this process only);
 - no_autotune:      foreground close, the input_fn's dataset with
@@ -33,10 +33,10 @@ import compare_run  # noqa: E402  (this folder; imports no TensorFlow)
 import estimator_lib as el  # noqa: E402  (before TensorFlow: Keras 2)
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from estimator_lib import session as session_lib  # noqa: E402
+from estimator_lib import tf_patches  # noqa: E402
 
 VARIANTS = ("background_close", "foreground_close", "no_autotune")
-_close_in_background = session_lib.close_in_background
+_close_in_background = tf_patches.close_in_background
 
 
 def main():
@@ -71,7 +71,7 @@ def main():
     waits = {variant: [] for variant in VARIANTS}
     for trial in range(args.trials):
         for variant in VARIANTS:
-            session_lib.close_in_background = (
+            tf_patches.close_in_background = (
                 _close_in_background if variant == "background_close" else lambda s: s)
             strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(args.devices)])
                         if args.devices > 1 else None)
@@ -82,7 +82,7 @@ def main():
             estimator.train(make_input_fn(variant != "no_autotune"), steps=args.steps,
                             hooks=[hook])
             waits[variant].append(time.time() - hook.step_ends[-1])
-            session_lib.wait_for_closing_sessions()
+            tf_patches.wait_for_closing_sessions()
             print(f"trial {trial + 1} {variant:<17} last step to train() return "
                   f"{waits[variant][-1]:6.2f} s", flush=True)
     for variant, values in waits.items():

@@ -13,7 +13,7 @@ import stat
 import zipfile
 from typing import Callable, Optional
 
-from datasets.errors import BadDataError
+from estimator_lib.datasets.errors import BadDataError
 
 Progress = Callable[[int, int], None]
 

@@ -21,8 +21,8 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import tensorflow as tf
 
-from datasets import idx, pipeline, synthetic
-from datasets.errors import DownloadError
+from estimator_lib.datasets import idx, pipeline, synthetic
+from estimator_lib.datasets.errors import DownloadError
 
 NUM_CLASSES = 10
 IMAGE_SHAPE = (28, 28)

@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
-from datasets.errors import BadDataError
+from estimator_lib.datasets.errors import BadDataError
 
 IMAGE_EXTENSIONS = (".jpeg", ".jpg")
 ON_BAD_FILE = ("raise", "skip")

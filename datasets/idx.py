@@ -13,7 +13,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from datasets.errors import BadDataError
+from estimator_lib.datasets.errors import BadDataError
 
 _UBYTE = 0x08
 

@@ -18,7 +18,7 @@ from typing import Callable, Optional, Sequence
 
 import tensorflow as tf
 
-from datasets import folder_scan, images, pipeline
+from estimator_lib.datasets import folder_scan, images, pipeline
 
 _GLOB_CHARS = set("*?[]\\")
 

@@ -16,8 +16,8 @@ import os
 import re
 from typing import Any, Callable, Mapping, Optional
 
-from datasets import archive
-from datasets.errors import DownloadError
+from estimator_lib.datasets import archive
+from estimator_lib.datasets.errors import DownloadError
 
 MISSING_CREDENTIALS = (
     "No Kaggle credentials found: set KAGGLE_USERNAME and KAGGLE_KEY, or "

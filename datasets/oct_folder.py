@@ -12,9 +12,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
-from datasets import (image_folder, images, kaggle_download, pipeline,
+from estimator_lib.datasets import (image_folder, images, kaggle_download, pipeline,
                       tfrecord_writer)
-from datasets.errors import BadDataError
+from estimator_lib.datasets.errors import BadDataError
 
 CLASS_NAMES = ("CNV", "DME", "DRUSEN", "NORMAL")
 SPLITS = ("train", "test", "val")

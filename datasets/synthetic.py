@@ -11,7 +11,8 @@ no constant into the graph, and is identical on every run and every worker.
 """
 
 import functools
-from typing import Tuple
+import os
+from typing import List, Sequence, Tuple
 
 import numpy as np
 import tensorflow as tf
@@ -86,3 +87,36 @@ def load_arrays(num_examples: int, *, seed: int = 0,
         images, labels = batch.get_single_element()
         with tf.compat.v1.Session() as session:
             return session.run((images, labels))
+
+
+def jpeg_bytes(pixels: np.ndarray, quality: int = 90) -> bytes:
+    """Encodes uint8 pixels [h, w, 1 or 3] as a JPEG."""
+    return tf.io.encode_jpeg(tf.constant(pixels, tf.uint8),
+                             quality=quality).numpy()
+
+
+def write_textured_jpegs(folder: str, *, count: int,
+                         class_names: Sequence[str] = ("CNV", "DME", "DRUSEN",
+                                                       "NORMAL"),
+                         height: int = 496, width: int = 512,
+                         seed: int = 0) -> List[str]:
+    """Writes `count` OCT-sized grayscale JPEGs with smooth random texture.
+
+    For benchmarks: they cost what real B-scans cost to decode (a flat image
+    decodes unrealistically fast).
+    """
+    rng = np.random.RandomState(seed)
+    paths = []
+    for name in class_names:
+        os.makedirs(os.path.join(folder, name), exist_ok=True)
+    base = rng.randint(0, 256, (height // 8, width // 8, 1)).astype(np.uint8)
+    smooth = tf.image.resize(base, (height, width)).numpy()
+    for i in range(count):
+        noise = rng.randint(-6, 7, (height, width, 1))
+        pixels = np.clip(smooth + noise + (i % 17) - 8, 0, 255).astype(np.uint8)
+        name = class_names[i % len(class_names)]
+        path = os.path.join(folder, name, f"{name}-{i:06d}.jpeg")
+        with open(path, "wb") as f:
+            f.write(jpeg_bytes(pixels, quality=85))
+        paths.append(path)
+    return paths

@@ -10,7 +10,7 @@ from typing import Optional
 
 import tensorflow as tf
 
-from datasets import images, pipeline, tfrecords
+from estimator_lib.datasets import images, pipeline, tfrecords
 
 
 def _shard_paths(tfrecord_dir: str, metadata: dict) -> list:

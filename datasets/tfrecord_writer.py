@@ -18,8 +18,8 @@ from typing import Any, Callable, Dict, Optional, Sequence
 import numpy as np
 import tensorflow as tf
 
-from datasets import folder_scan, images, tfrecords
-from datasets.errors import BadDataError
+from estimator_lib.datasets import folder_scan, images, tfrecords
+from estimator_lib.datasets.errors import BadDataError
 
 TARGET_SHARD_BYTES = 100 * 2**20
 # Bytes a record adds besides the image (features, names, framing).

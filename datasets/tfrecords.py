@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
-from datasets.errors import BadDataError
+from estimator_lib.datasets.errors import BadDataError
 
 FORMAT_VERSION = 1
 IMAGE_FORMATS = ("jpeg", "raw")

@@ -7,16 +7,17 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 # pylint: disable=g-bad-import-order,wrong-import-position
 from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
-from estimator_lib import cluster_wait
+from estimator_lib import tf_patches
+from estimator_lib import compat  # noqa: F401  (estimator_lib.compat.install())
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
 from estimator_lib.estimator import Estimator
 from estimator_lib.extenders import add_metrics
-from estimator_lib.exporter import BestExporter
-from estimator_lib.exporter import Exporter
-from estimator_lib.exporter import FinalExporter
-from estimator_lib.exporter import LatestExporter
+from estimator_lib.export.exporters import BestExporter
+from estimator_lib.export.exporters import Exporter
+from estimator_lib.export.exporters import FinalExporter
+from estimator_lib.export.exporters import LatestExporter
 from estimator_lib.hooks import CheckpointSaverHook
 from estimator_lib.hooks import CheckpointSaverListener
 from estimator_lib.hooks import FeedFnHook
@@ -38,12 +39,13 @@ from estimator_lib.keras import model_to_estimator
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.run_config import RunConfig
-from estimator_lib.training import EvalSpec
-from estimator_lib.training import TrainSpec
-from estimator_lib.training import train_and_evaluate
+from estimator_lib.train_eval import EvalSpec
+from estimator_lib.train_eval import TrainSpec
+from estimator_lib.train_eval import train_and_evaluate
 from estimator_lib.warm_starting import VocabInfo
 from estimator_lib.warm_starting import WarmStartSettings
 
 __version__ = "0.1.0"
 
-cluster_wait.install()  # Bounds the wait for absent tasks (ESTIMATOR_LIB_CLUSTER_WAIT_SECS).
+if tf_patches.tf_config_names_a_cluster():
+    tf_patches.bound_multi_worker_wait()  # See tf_patches: the strategy is built before us.

@@ -6,9 +6,7 @@ that first use; `check_not_keras3` turns a Keras 3 object that reaches the
 library anyway into one clear error.
 """
 
-import contextlib
 import os
-import random
 
 LEGACY_KERAS_VARIABLE = "TF_USE_LEGACY_KERAS"
 
@@ -44,25 +42,3 @@ def keras3_in_use() -> bool:
 def keras3_message(context: str) -> str:
     """The message for a failure that Keras 3 in `tf.keras` explains."""
     return f"{context} failed while `tf.keras` is Keras 3. {_FIX}"
-
-
-@contextlib.contextmanager
-def keras_seed(seed):
-    """Makes unseeded tf_keras initializers deterministic while a graph is built.
-
-    tf_keras draws a seed for each unseeded initializer from its own generator
-    (`tf.keras.utils.set_random_seed` sets it), not from the graph seed, so
-    RunConfig.tf_random_seed alone would not repeat a Keras model's initial
-    weights. The previous generator is restored afterwards.
-    """
-    if seed is None:
-        yield
-        return
-    from tf_keras.src import backend  # pylint: disable=import-outside-toplevel
-    holder = backend._SEED_GENERATOR  # pylint: disable=protected-access
-    previous = getattr(holder, "generator", None)
-    holder.generator = random.Random(seed)
-    try:
-        yield
-    finally:
-        holder.generator = previous

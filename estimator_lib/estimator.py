@@ -1,6 +1,5 @@
 """Estimator: train, evaluate, predict and export a model_fn, one graph per call."""
 
-import contextlib
 import copy
 import os
 import tempfile
@@ -8,29 +7,25 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.training import training_util
 
-from estimator_lib import _keras_switch
-from estimator_lib import checkpoints
-from estimator_lib import distribute
 from estimator_lib import evaluation
-from estimator_lib import exporting
-from estimator_lib import inputs
 from estimator_lib import predictions as predictions_lib
-from estimator_lib import replica_specs
-from estimator_lib import session as session_lib
-from estimator_lib import steps_loop
-from estimator_lib import training_run
+from estimator_lib import tf_patches
 from estimator_lib import warm_starting
-from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.distribute import replica_specs
+from estimator_lib.distribute import strategies
+from estimator_lib.export import saved_model
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.model_fn import canonical_mode
 from estimator_lib.model_fn import check_hooks
-from estimator_lib.model_fn import model_fn_args
 from estimator_lib.model_fn import verify_model_fn_args
+from estimator_lib.model_graph import ModelGraph
 from estimator_lib.run_config import RunConfig
 from estimator_lib.run_config import TaskType
 from estimator_lib.run_config import get_default_session_config
+from estimator_lib.training import checkpoints
+from estimator_lib.training import session as session_lib
+from estimator_lib.training.train_model import train_model
 
 logging = tf.compat.v1.logging
 
@@ -64,6 +59,12 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.resolve(warm_start_from)
+        self._model = ModelGraph(model_fn, params=self._params, config=self._config,
+                                 session_config=self._session_config,
+                                 warm_start_settings=self._warm_start_settings,
+                                 input_fn_caller=self._call_input_fn)
+        if strategies.is_multi_worker(self._config):
+            tf_patches.bound_multi_worker_wait()  # For strategies this process builds later.
         logging.info("Using config: %s", self._config.as_dict())
 
     # Read-only properties, as the original.
@@ -120,67 +121,11 @@ class Estimator:
         if max_steps is not None and max_steps <= checkpoints.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        hooks = list(check_hooks(hooks, "hooks"))
-        if steps is not None or max_steps is not None:
-            hooks.append(tf.compat.v1.train.StopAtStepHook(steps, max_steps))
-        saving_listeners = list(saving_listeners or [])
-        loss = self._train_model(input_fn, hooks, saving_listeners)
+        loss = train_model(self._model, input_fn, hooks=check_hooks(hooks, "hooks"),
+                           steps=steps, max_steps=max_steps,
+                           saving_listeners=list(saving_listeners or []))
         logging.info("Loss for final step: %s.", loss)
         return self
-
-    def _train_model(self, input_fn, hooks, saving_listeners):
-        """Builds the TRAIN graph (per replica under `train_distribute`) and runs it."""
-        steps_per_run = self._config.steps_per_run
-        if steps_per_run > 1:
-            steps_loop.check_supported(self._config)
-        strategy = self._config.train_distribute
-        session_config = self._session_config_for(strategy)
-        with tf.Graph().as_default() as graph, self._train_scope(graph, strategy):
-            self._start_graph(graph)
-            build_step, input_hooks = self._train_step(input_fn, strategy, steps_per_run)
-            loop = None
-            if steps_per_run == 1:
-                spec = build_step()
-            else:
-                loop = steps_loop.make_train_loop(build_step, steps_per_run=steps_per_run)
-                spec = loop.spec
-            restore_from = checkpoints.newest_readable(self._model_dir)
-            self._prepare_restore_or_warm_start(spec, restore_from, verified=True)
-            return training_run.run(
-                spec, config=self._config, worker_hooks=input_hooks + hooks,
-                saving_listeners=saving_listeners, restore_from=restore_from,
-                session_config=session_config, loop=loop)
-
-    @contextlib.contextmanager
-    def _train_scope(self, graph, strategy):
-        if strategy is None:
-            with graph.device(self._config.device_fn):
-                yield
-        else:
-            scale_loss = strategy._scale_loss_for_estimator_enabled  # pylint: disable=protected-access
-            with strategy.scope(), scale_loss():
-                yield
-
-    def _train_step(self, input_fn, strategy, steps_per_run):
-        """(build_step, input hooks): build_step calls model_fn on the next batch.
-
-        With `train_distribute`, model_fn runs once per replica, as the original.
-        """
-        def call_model_fn(features, labels):
-            return self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
-
-        if strategy is not None:
-            get_next, input_hooks = self._replicated_input(strategy, input_fn, ModeKeys.TRAIN)
-            return (lambda: replica_specs.train_spec(strategy, call_model_fn, *get_next()),
-                    input_hooks)
-        if steps_per_run == 1:
-            features, labels, input_hooks = self._input(input_fn, ModeKeys.TRAIN)
-            return (lambda: call_model_fn(features, labels)), input_hooks
-        with inputs.feeding_large_arrays() as feeds:
-            result = self._call_input_fn(input_fn, ModeKeys.TRAIN)
-        get_next, input_hooks = steps_loop.dataset_input(
-            result, feeds, steps_per_run=steps_per_run)
-        return (lambda: call_model_fn(*get_next())), input_hooks
 
     # --------------------------------------------------------------- evaluate
 
@@ -195,17 +140,18 @@ class Estimator:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to evaluate.", self._model_dir)
         strategy = self._config.eval_distribute
-        session_config = self._session_config_for(strategy)
-        with tf.Graph().as_default() as graph, _scope(strategy):
-            global_step = self._start_graph(graph)
+        session_config = self._model.session_config_for(strategy)
+        with tf.Graph().as_default() as graph, strategies.scope(strategy):
+            global_step = self._model.start_graph(graph)
             if strategy is None:
-                features, labels, input_hooks = self._input(input_fn, ModeKeys.EVAL)
+                features, labels, input_hooks = self._model.input(input_fn, ModeKeys.EVAL)
                 spec = self._eval_spec(features, labels)
                 update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
             else:
-                get_next, input_hooks = self._replicated_input(strategy, input_fn, ModeKeys.EVAL)
+                get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
+                                                                     ModeKeys.EVAL)
                 spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
-            self._prepare_restore_or_warm_start(spec, checkpoint_path)
+            self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
             final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
             final_ops["global_step"] = global_step
             results = evaluation.run_evaluation(
@@ -244,10 +190,10 @@ class Estimator:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to predict.", self._model_dir)
         with tf.Graph().as_default() as graph:
-            self._start_graph(graph)
-            features, _, input_hooks = self._input(input_fn, ModeKeys.PREDICT)
+            self._model.start_graph(graph)
+            features, _, input_hooks = self._model.input(input_fn, ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
-            self._prepare_restore_or_warm_start(spec, checkpoint_path)
+            self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
             predictions = predictions_lib.select(spec.predictions, predict_keys)
             creator = session_lib.ChiefSessionCreator(
                 checkpoint_filename_with_path=checkpoint_path, scaffold=spec.scaffold,
@@ -292,18 +238,18 @@ class Estimator:
             self._add_meta_graph_for_mode(builder, mode, receiver_fn, checkpoint_path,
                                           save_variables)
 
-        return exporting.export_all(
+        return saved_model.export_all(
             export_dir_base, {canonical_mode(m): fn for m, fn in input_receiver_fn_map.items()},
             add_meta_graph=add_meta_graph, assets_extra=assets_extra, as_text=as_text)
 
     def _add_meta_graph_for_mode(self, builder, mode, receiver_fn, checkpoint_path,
                                  save_variables):
         with tf.Graph().as_default() as graph:
-            self._start_graph(graph)
+            self._model.start_graph(graph)
             receiver = receiver_fn()
             spec = self._call_model_fn(receiver.features, getattr(receiver, "labels", None),
                                        mode, self._config)
-            signatures = exporting.signature_defs(mode, spec, receiver)
+            signatures = saved_model.signature_defs(mode, spec, receiver)
             saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
             checkpoints.require_readable(checkpoint_path)
             if spec.scaffold.saver is None:
@@ -313,7 +259,7 @@ class Estimator:
             with tf.compat.v1.Session(config=self._session_config) as session:
                 saver.restore(session, checkpoint_path)
                 kwargs = dict(
-                    tags=exporting.tags_for(mode), signature_def_map=signatures,
+                    tags=saved_model.tags_for(mode), signature_def_map=signatures,
                     assets_collection=tf.compat.v1.get_collection(
                         tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
                     main_op=local_init_op, saver=saver, strip_default_attrs=True)
@@ -324,103 +270,12 @@ class Estimator:
 
     # ---------------------------------------------------------------- helpers
 
-    def _start_graph(self, graph):
-        """Seeds the new graph and creates its global step."""
-        if self._config.tf_random_seed is not None:
-            tf.compat.v1.set_random_seed(self._config.tf_random_seed)
-        global_step = tf.compat.v1.train.create_global_step(graph)
-        # The hooks read the step through this tensor; model_fn's ops depend on it
-        # (see _call_model_fn), so a run reads the step before incrementing it.
-        # TensorFlow's own version reads `initialized_value()`, which also evaluates
-        # the initial value: under MultiWorkerMirroredStrategy that is a collective
-        # broadcast, and a read by one worker alone (a chief-only hook) would leave
-        # the workers' collectives out of step, hanging the next training step.
-        # Like TensorFlow's, it reads 0 before initialisation (a Saver built in model_fn
-        # restores under this dependency, before the step exists).
-        with graph.name_scope(None), graph.name_scope(global_step.op.name + "/"):
-            read = tf.compat.v1.cond(
-                tf.compat.v1.is_variable_initialized(global_step),
-                global_step.read_value, lambda: tf.zeros([], global_step.dtype),
-                name="read_for_hooks")
-        graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
-        return global_step
-
-    def _input(self, input_fn, mode):
-        """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
-        with inputs.feeding_large_arrays() as feeds:
-            result = self._call_input_fn(input_fn, mode)
-        if mode == ModeKeys.PREDICT and not inputs.is_dataset(result):
-            logging.warning("Input graph does not use tf.data.Dataset or contain a "
-                            "QueueRunner. That means predict yields forever. This is "
-                            "probably a mistake.")
-        return inputs.parse_input_fn_result(result, feeds)
-
     def _call_input_fn(self, input_fn, mode, input_context=None):
-        return inputs.call_input_fn(input_fn, mode, params=self.params, config=self._config,
-                                    input_context=input_context)
-
-    def _replicated_input(self, strategy, input_fn, mode):
-        """(get_next, input hooks) over the strategy's iterator: per-replica batches.
-
-        As the original: the input_fn batches per replica and is not split.
-        """
-        with inputs.feeding_large_arrays() as feeds:
-            iterator = strategy.make_input_fn_iterator(
-                lambda input_context: self._call_input_fn(input_fn, mode,
-                                                          input_context=input_context))
-        return (lambda: inputs.split_features_and_labels(iterator.get_next()),
-                [inputs.InputInitializerHook(iterator.initialize, feeds)])
-
-    def _session_config_for(self, strategy):
-        if strategy is None:
-            return self._session_config
-        return distribute.session_config_for(strategy, self._session_config)
-
-    def _prepare_restore_or_warm_start(self, spec, checkpoint_path, *, verified=False):
-        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
-        if checkpoint_path:
-            if not verified:
-                checkpoints.require_readable(checkpoint_path)
-            if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
-                    tf.compat.v1.GraphKeys.SAVERS)) == 0:
-                checkpoints.check_compatible(checkpoint_path)
-        elif self._warm_start_settings:
-            warm_starting.apply(self._warm_start_settings)
+        """Calls input_fn; subclasses may override it (TPUEstimator does, as the original)."""
+        return self._model.default_input_fn_call(input_fn, mode, input_context)
 
     def _call_model_fn(self, features, labels, mode, config):
-        args = model_fn_args(self._model_fn)
-        kwargs = {}
-        if "labels" in args:
-            kwargs["labels"] = labels
-        elif labels is not None:
-            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
-        if "mode" in args:
-            kwargs["mode"] = canonical_mode(mode)
-        if "params" in args:
-            kwargs["params"] = self.params
-        if "config" in args:
-            kwargs["config"] = config
-        logging.info("Calling model_fn.")
-        step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
-        try:
-            with tf.control_dependencies([step_read] if step_read is not None else []), \
-                    _keras_switch.keras_seed(config.tf_random_seed):
-                spec = self._model_fn(features=features, **kwargs)
-        except Exception as e:
-            if _keras_switch.keras3_in_use():
-                raise RuntimeError(_keras_switch.keras3_message(
-                    f"model_fn ({type(e).__name__}: {e})")) from e
-            raise
-        logging.info("Done calling model_fn.")
-        if not isinstance(spec, EstimatorSpec):
-            raise ValueError(
-                f"model_fn should return an EstimatorSpec. Received: {type(spec).__name__} "
-                f"({spec!r:.200}).")
-        return spec
-
-
-def _scope(strategy):
-    return strategy.scope() if strategy is not None else contextlib.nullcontext()
+        return self._model.call_model_fn(features, labels, mode, config)
 
 
 def resolve_config(config, model_dir):

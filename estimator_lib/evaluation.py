@@ -7,13 +7,17 @@ from typing import Dict, Optional
 import numpy as np
 import tensorflow as tf
 
-from estimator_lib import session as session_lib
+from estimator_lib.training import session as session_lib
 
 logging = tf.compat.v1.logging
 
 
 class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
-    """Stops after `num_evals` runs (None: until the input ends); logs progress."""
+    """Stops after `num_evals` runs (None: until the input ends).
+
+    Logs `Evaluation [k/n]` progress when `num_evals` is known; with None, nothing
+    per batch (the original's log).
+    """
 
     def __init__(self, num_evals: Optional[int], log_progress: bool = True):
         self._num_evals = num_evals
@@ -23,11 +27,9 @@ class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
 
     def after_run(self, run_context, run_values):
         self._done += 1
-        if self._log_progress:
-            if self._num_evals is None:
-                logging.info("Evaluation [%d]", self._done)
-            elif self._done % self._log_every == 0 or self._done == self._num_evals:
-                logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
+        if self._log_progress and self._num_evals is not None and (
+                self._done % self._log_every == 0 or self._done == self._num_evals):
+            logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
         if self._num_evals is not None and self._done >= self._num_evals:
             run_context.request_stop()
 

@@ -1,11 +1,11 @@
 """The `tf.estimator.experimental` names: early stopping and in-training evaluation."""
 
 # pylint: disable=unused-import
-from estimator_lib.early_stopping import InMemoryEvaluatorHook  # noqa: F401
-from estimator_lib.early_stopping import make_early_stopping_hook  # noqa: F401
-from estimator_lib.early_stopping import make_stop_at_checkpoint_step_hook  # noqa: F401
-from estimator_lib.early_stopping import read_eval_metrics  # noqa: F401
-from estimator_lib.early_stopping import stop_if_higher_hook  # noqa: F401
-from estimator_lib.early_stopping import stop_if_lower_hook  # noqa: F401
-from estimator_lib.early_stopping import stop_if_no_decrease_hook  # noqa: F401
-from estimator_lib.early_stopping import stop_if_no_increase_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import InMemoryEvaluatorHook  # noqa: F401
+from estimator_lib.hooks.early_stopping import make_early_stopping_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import make_stop_at_checkpoint_step_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import read_eval_metrics  # noqa: F401
+from estimator_lib.hooks.early_stopping import stop_if_higher_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import stop_if_lower_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import stop_if_no_decrease_hook  # noqa: F401
+from estimator_lib.hooks.early_stopping import stop_if_no_increase_hook  # noqa: F401

@@ -1,61 +1,16 @@
 """Calling an input_fn in the Estimator's graph and taking its result apart.
 
-Large numpy arrays that an input_fn turns into constants (`from_tensor_slices(x)`,
-as most Estimator programs feed in-memory data) become placeholders fed when the
-iterator is initialised: frozen into the graph they would be copied by every
-graph-optimisation pass and written into graph.pbtxt, .meta and event files —
-on Fashion-MNIST, 1.4 GB of model_dir and half a minute before the first step.
+Large numpy arrays that an input_fn turns into constants become placeholders
+(`estimator_lib.tf_patches.large_arrays_fed`); `InputInitializerHook` feeds them
+when the iterator is initialised.
 """
 
-import contextlib
-import threading
 from typing import Callable, Dict, List, Tuple
 
-import numpy as np
 import tensorflow as tf
-from tensorflow.python.framework import constant_op
 from tensorflow.python.util import function_utils
 
 from estimator_lib import _keras_switch
-
-
-# Arrays at least this large are fed rather than frozen into the graph.
-LARGE_ARRAY_BYTES = 1 << 20
-
-_feeding = threading.local()
-_original_constant_impl = constant_op._constant_impl  # pylint: disable=protected-access
-
-
-def _constant_or_placeholder(value, dtype, shape, name, verify_shape, allow_broadcast):
-    feeds = getattr(_feeding, "feeds", None)
-    if (feeds is not None and isinstance(value, np.ndarray) and shape is None
-            and value.nbytes >= LARGE_ARRAY_BYTES and not tf.executing_eagerly()):
-        array = value if dtype is None else value.astype(tf.as_dtype(dtype).as_numpy_dtype,
-                                                         copy=False)
-        placeholder = tf.compat.v1.placeholder(tf.as_dtype(array.dtype), array.shape,
-                                               name=f"{name}_fed")
-        feeds[placeholder] = array
-        return placeholder
-    return _original_constant_impl(value, dtype, shape, name, verify_shape=verify_shape,
-                                   allow_broadcast=allow_broadcast)
-
-
-@contextlib.contextmanager
-def feeding_large_arrays():
-    """Within it, large numpy arrays converted to tensors become fed placeholders.
-
-    Yields the {placeholder: array} dict to feed when initialising the input.
-    """
-    feeds: Dict[tf.Tensor, np.ndarray] = {}
-    previous = getattr(_feeding, "feeds", None)
-    _feeding.feeds = feeds
-    constant_op._constant_impl = _constant_or_placeholder  # pylint: disable=protected-access
-    try:
-        yield feeds
-    finally:
-        _feeding.feeds = previous
-        if previous is None:
-            constant_op._constant_impl = _original_constant_impl  # pylint: disable=protected-access
 
 
 class InputInitializerHook(tf.compat.v1.train.SessionRunHook):

@@ -1,10 +1,20 @@
-"""BUILD cannot rot: every srcs and deps it names exists, every module has a target."""
+"""BUILD and setup.cfg cannot rot: they describe the tree as it is.
 
+BUILD has one target per package (by glob); every .py file is in exactly one
+target, every estimator_lib package a target's files import is one of its deps,
+and setup.cfg installs every package of the tree under `estimator_lib` only.
+"""
+
+import ast
+import configparser
+import glob
 import os
 import unittest
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PACKAGES = ("estimator_lib", "datasets", "flags", "tests", "bench")
+_TOP_FOLDERS = ("estimator_lib", "datasets", "flags", "tests", "bench")
+# Installed package -> the repository folder holding it (setup.cfg's package_dir).
+_MAPPED = {"estimator_lib.datasets": "datasets", "estimator_lib.flags": "flags"}
 
 
 def _targets():
@@ -15,52 +25,109 @@ def _targets():
             targets.append(dict(kwargs, kind=kind))
         return record
 
+    def glob_(patterns):
+        return sorted(os.path.relpath(p, _ROOT) for pattern in patterns
+                      for p in glob.glob(os.path.join(_ROOT, pattern), recursive=True))
+
     namespace = {kind: rule(kind) for kind in ("py_library", "py_binary", "py_test")}
-    namespace["glob"] = lambda patterns: list(patterns)
+    namespace["glob"] = glob_
     with open(os.path.join(_ROOT, "BUILD")) as f:
         exec(compile(f.read(), "BUILD", "exec"), namespace)  # pylint: disable=exec-used
     return targets
+
+
+def _python_files():
+    for folder in _TOP_FOLDERS:
+        for directory, _, files in os.walk(os.path.join(_ROOT, folder)):
+            if "__pycache__" in directory:
+                continue
+            for name in files:
+                if name.endswith(".py"):
+                    yield os.path.relpath(os.path.join(directory, name), _ROOT)
+
+
+def _imported_modules(path):
+    with open(os.path.join(_ROOT, path)) as f:
+        tree = ast.parse(f.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+            yield from (f"{node.module}.{alias.name}" for alias in node.names)
 
 
 class BuildFileTest(unittest.TestCase):
 
     def setUp(self):
         self.targets = _targets()
-        self.names = {t["name"] for t in self.targets}
+        self.by_name = {t["name"]: t for t in self.targets}
+        self.owner = {}
+        for target in self.targets:
+            for src in target["srcs"]:
+                self.owner.setdefault(src, []).append(target["name"])
 
     def test_names_are_unique(self):
-        self.assertEqual(len(self.names), len(self.targets))
+        self.assertEqual(len(self.by_name), len(self.targets))
 
-    def test_every_src_exists(self):
-        for target in self.targets:
-            for src in target["srcs"] + ([target["main"]] if "main" in target else []):
-                self.assertTrue(os.path.isfile(os.path.join(_ROOT, src)),
-                                f"{target['name']} names missing file {src}")
+    def test_every_file_is_in_exactly_one_target(self):
+        for path in _python_files():
+            self.assertEqual(len(self.owner.get(path, [])), 1,
+                             f"{path} is in targets {self.owner.get(path)}")
 
-    def test_every_dep_exists(self):
+    def test_every_dep_is_a_target(self):
         for target in self.targets:
             for dep in target.get("deps", []):
-                if dep.startswith("@"):
-                    continue  # A third-party package, installed by setup.cfg.
-                self.assertIn(dep.lstrip(":"), self.names,
-                              f"{target['name']} depends on unknown target {dep}")
+                self.assertIn(dep.lstrip(":"), self.by_name, f"{target['name']}: {dep}")
 
-    def test_every_module_has_a_target(self):
-        covered = {src for target in self.targets for src in target["srcs"]}
-        for package in _PACKAGES:
-            for directory, _, files in os.walk(os.path.join(_ROOT, package)):
-                relative = os.path.relpath(directory, _ROOT)
-                if "__pycache__" in relative or "data" in relative.split(os.sep):
-                    continue
-                for name in files:
-                    if name.endswith(".py"):
-                        path = os.path.join(relative, name)
-                        self.assertIn(path, covered, f"{path} has no BUILD target")
+    def test_imports_across_packages_are_declared_deps(self):
+        def target_of_module(module):
+            parts = module.split(".")
+            for length in range(len(parts), 0, -1):
+                name = ".".join(parts[:length])
+                folder = _MAPPED.get(name, name.replace(".", os.sep))
+                for candidate in (folder + ".py", os.path.join(folder, "__init__.py")):
+                    if candidate in self.owner:
+                        return self.owner[candidate][0]
+            return None
 
-    def test_tests_are_py_tests(self):
         for target in self.targets:
-            if target["srcs"][0].endswith("_test.py"):
-                self.assertEqual(target["kind"], "py_test", target["name"])
+            allowed = {dep.lstrip(":") for dep in target.get("deps", [])} | {target["name"]}
+            for src in target["srcs"]:
+                for module in _imported_modules(src):
+                    if not module.startswith(("estimator_lib", "tests", "bench")):
+                        continue
+                    used = target_of_module(module)
+                    if used is not None:
+                        self.assertIn(used, allowed,
+                                      f"{src} imports {module} (target {used}), which is "
+                                      f"not a dep of {target['name']}")
+
+
+class SetupCfgTest(unittest.TestCase):
+
+    def setUp(self):
+        config = configparser.ConfigParser()
+        config.read(os.path.join(_ROOT, "setup.cfg"))
+        self.packages = config["options"]["packages"].split()
+        self.package_dir = dict(
+            line.split(" = ") for line in config["options"]["package_dir"].strip().splitlines())
+
+    def test_installs_every_package_of_the_tree_and_only_under_estimator_lib(self):
+        tree = set()
+        for folder, installed in [("estimator_lib", "estimator_lib")] + [
+                (f, p) for p, f in _MAPPED.items()]:
+            for directory, _, files in os.walk(os.path.join(_ROOT, folder)):
+                if "__init__.py" in files:
+                    relative = os.path.relpath(directory, os.path.join(_ROOT, folder))
+                    tree.add(installed if relative == "." else
+                             installed + "." + relative.replace(os.sep, "."))
+        self.assertEqual(sorted(self.packages), sorted(tree))
+        self.assertTrue(all(p == "estimator_lib" or p.startswith("estimator_lib.")
+                            for p in self.packages), self.packages)
+
+    def test_maps_the_top_level_folders_into_the_namespace(self):
+        self.assertEqual(self.package_dir, _MAPPED)
 
 
 if __name__ == "__main__":

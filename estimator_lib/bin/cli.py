@@ -17,8 +17,8 @@ from typing import Callable, List, NoReturn, Optional, Sequence
 from absl import app
 from absl import flags as absl_flags
 
-from datasets.errors import BadDataError
-from datasets.errors import DownloadError
+from estimator_lib.datasets.errors import BadDataError
+from estimator_lib.datasets.errors import DownloadError
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2

@@ -15,11 +15,11 @@ import os
 
 from absl import app
 
-from datasets import download_oct
-from datasets import oct_folder
+from estimator_lib.datasets import download_oct
+from estimator_lib.datasets import oct_folder
 from estimator_lib.bin import cli
-from estimator_lib.bin import progress
-from flags import definitions as defs
+from estimator_lib.jobs import progress
+from estimator_lib.flags import definitions as defs
 
 PROGRAM = "estimator_lib.bin.download_oct"
 KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)

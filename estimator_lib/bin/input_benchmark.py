@@ -34,15 +34,15 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 from absl import app
 
-from datasets import image_folder
-from datasets import images
-from datasets import oct_folder
-from datasets import pipeline
-from datasets import scan_folder
-from datasets import testing
-from datasets.errors import BadDataError
+from estimator_lib.datasets import image_folder
+from estimator_lib.datasets import images
+from estimator_lib.datasets import oct_folder
+from estimator_lib.datasets import pipeline
+from estimator_lib.datasets import scan_folder
+from estimator_lib.datasets import synthetic
+from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.bin import cli
-from flags import definitions as defs
+from estimator_lib.flags import definitions as defs
 
 import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
 
@@ -60,7 +60,7 @@ def _source(data_dir: Optional[str], num_images: int, scratch: str):
         folder = os.path.join(scratch, "train")
         print(f"Writing {num_images} OCT-sized (512x496 grayscale) JPEGs to {folder} ...",
               flush=True)
-        testing.write_textured_jpegs(folder, count=num_images)
+        synthetic.write_textured_jpegs(folder, count=num_images)
         return folder, oct_folder.CLASS_NAMES, True, "generated 512x496 grayscale JPEGs"
     if not os.path.isdir(data_dir):
         raise app.UsageError(f"--data_dir={data_dir} does not exist.")

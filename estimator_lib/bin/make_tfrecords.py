@@ -15,12 +15,12 @@ import os
 
 from absl import app
 
-from datasets import convert_folder_to_tfrecords
-from datasets import oct_folder
-from datasets.errors import BadDataError
+from estimator_lib.datasets import convert_folder_to_tfrecords
+from estimator_lib.datasets import oct_folder
+from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.bin import cli
-from estimator_lib.bin import progress
-from flags import definitions as defs
+from estimator_lib.jobs import progress
+from estimator_lib.flags import definitions as defs
 
 import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
 

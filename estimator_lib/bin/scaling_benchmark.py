@@ -30,10 +30,10 @@ from absl import app
 from absl import flags as absl_flags
 
 from estimator_lib.bin import cli
-from estimator_lib.bin import devices as devices_lib
-from estimator_lib.bin import job
-from estimator_lib.bin import scaling_report
-from flags import definitions as defs
+from estimator_lib.jobs import devices as devices_lib
+from estimator_lib.jobs import job
+from estimator_lib.jobs import scaling_report
+from estimator_lib.flags import definitions as defs
 
 import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
 

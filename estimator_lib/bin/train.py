@@ -17,8 +17,8 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
 from absl import app
 
 from estimator_lib.bin import cli
-from estimator_lib.bin import job
-from flags import definitions as defs
+from estimator_lib.jobs import job
+from estimator_lib.flags import definitions as defs
 
 import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
 

@@ -25,7 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from estimator_lib import steps_loop
+from estimator_lib.training import steps_loop
 
 logging = tf.compat.v1.logging
 

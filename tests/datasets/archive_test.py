@@ -8,8 +8,8 @@ import zipfile
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import archive
-from datasets.errors import BadDataError
+from estimator_lib.datasets import archive
+from estimator_lib.datasets.errors import BadDataError
 
 
 class ExtractTest(tf.test.TestCase, parameterized.TestCase):

@@ -10,8 +10,9 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import fashion_mnist, idx, pipeline, testing
-from datasets.errors import BadDataError, DownloadError
+from estimator_lib.datasets import fashion_mnist, idx, pipeline
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError, DownloadError
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
                       "data", "fashion-mnist")
@@ -30,7 +31,7 @@ class LocateTest(tf.test.TestCase):
         self.cache_dir = os.path.join(self.root, "keras")
 
     def test_data_dir_first(self):
-        testing.write_fashion_mnist(self.data_dir)
+        fixtures.write_fashion_mnist(self.data_dir)
         paths = fashion_mnist.locate_files(self.data_dir,
                                            cache_dir=self.cache_dir,
                                            download=False)
@@ -40,7 +41,7 @@ class LocateTest(tf.test.TestCase):
     def test_keras_cache_second(self):
         cache = fashion_mnist.keras_cache_dir(self.cache_dir)
         self.assertEndsWith(cache, os.path.join("datasets", "fashion-mnist"))
-        testing.write_fashion_mnist(cache, gzipped=False)
+        fixtures.write_fashion_mnist(cache, gzipped=False)
         paths = fashion_mnist.locate_files(self.data_dir,
                                            cache_dir=self.cache_dir,
                                            download=False)
@@ -71,7 +72,7 @@ class LocateTest(tf.test.TestCase):
 
     def test_download_checks_md5_and_renames(self):
         source = os.path.join(self.root, "mirror")
-        arrays = testing.write_fashion_mnist(source)
+        arrays = fixtures.write_fashion_mnist(source)
         digests = {}
         for name in arrays:
             with open(os.path.join(source, name), "rb") as f:
@@ -95,7 +96,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
     def setUp(self):
         super().setUp()
         self.data_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
-        self.arrays = testing.write_fashion_mnist(self.data_dir, train=24,
+        self.arrays = fixtures.write_fashion_mnist(self.data_dir, train=24,
                                                   test=10)
 
     def _fn(self, **kwargs):
@@ -185,7 +186,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
             self.skipTest(f"{labels_path} not present")
         real = idx.read(labels_path)
         folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        testing.write_fashion_mnist(folder, train=8, test=len(real),
+        fixtures.write_fashion_mnist(folder, train=8, test=len(real),
                                     labels_override={"t10k": real})
         data = fashion_mnist.make_input_fn(folder, split="test",
                                            batch_size=500, mode=pipeline.EVAL,

@@ -7,8 +7,10 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import folder_scan, testing
-from datasets.errors import BadDataError
+from estimator_lib.datasets import folder_scan
+from estimator_lib.datasets import synthetic
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
 
 
 class ScanTest(tf.test.TestCase, parameterized.TestCase):
@@ -16,7 +18,7 @@ class ScanTest(tf.test.TestCase, parameterized.TestCase):
     def setUp(self):
         super().setUp()
         self.folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        self.written = testing.write_image_folder(
+        self.written = fixtures.write_image_folder(
             self.folder, class_names=("b", "a", "c"), per_class=2)
         self.logged = []
 
@@ -74,7 +76,7 @@ class ScanTest(tf.test.TestCase, parameterized.TestCase):
         self.assertRegex(self.logged[0], r"skipped 1 \(1 .*first: .*")
 
     def test_corrupt_data_inside_needs_decode_verification(self):
-        source = testing.write_textured_jpegs(
+        source = synthetic.write_textured_jpegs(
             tempfile.mkdtemp(dir=self.get_temp_dir()), count=1, height=64,
             width=64)[0]
         with open(source, "rb") as f:

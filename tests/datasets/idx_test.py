@@ -8,8 +8,8 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import idx
-from datasets.errors import BadDataError
+from estimator_lib.datasets import idx
+from estimator_lib.datasets.errors import BadDataError
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
                       "data", "fashion-mnist")

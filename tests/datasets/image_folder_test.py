@@ -7,8 +7,10 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import image_folder, images, pipeline, testing
-from datasets.errors import BadDataError
+from estimator_lib.datasets import image_folder, images, pipeline
+from estimator_lib.datasets import synthetic
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
 
 CLASSES = ("DRUSEN", "CNV", "NORMAL")
 
@@ -27,7 +29,7 @@ class ImagesTest(tf.test.TestCase, parameterized.TestCase):
 
     def test_gray_fast_path_equals_rgb_decode(self):
         folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        path = testing.write_textured_jpegs(folder, count=1, height=48,
+        path = synthetic.write_textured_jpegs(folder, count=1, height=48,
                                             width=40)[0]
         contents = tf.io.read_file(path)
         ours = images.decode_and_resize(contents, image_size=(20, 30))
@@ -40,7 +42,7 @@ class ImagesTest(tf.test.TestCase, parameterized.TestCase):
     def test_color_jpeg_keeps_its_colors(self):
         pixels = np.zeros((16, 16, 3), np.uint8)
         pixels[..., 0] = 250
-        contents = tf.constant(testing.jpeg_bytes(pixels))
+        contents = tf.constant(fixtures.jpeg_bytes(pixels))
         image = images.decode_and_resize(contents, image_size=8)
         self.assertGreater(float(image[..., 0].numpy().mean()), 0.9)
         self.assertLess(float(image[..., 1].numpy().mean()), 0.1)
@@ -59,7 +61,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
     def setUp(self):
         super().setUp()
         self.folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        self.written = testing.write_image_folder(self.folder,
+        self.written = fixtures.write_image_folder(self.folder,
                                                   class_names=CLASSES,
                                                   per_class=3)
         names = sorted(CLASSES)
@@ -86,7 +88,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
 
     def test_grayscale_mode_gives_the_same_tensors_for_gray_images(self):
         folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        testing.write_textured_jpegs(folder, count=4, height=40, width=36,
+        synthetic.write_textured_jpegs(folder, count=4, height=40, width=36,
                                      class_names=("a", "b"))
         results = []
         for grayscale in (False, True):
@@ -101,13 +103,13 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
 
     def test_grayscale_mode_makes_colour_images_gray(self):
         folder = tempfile.mkdtemp(dir=self.get_temp_dir())
-        testing.write_image_folder(folder, class_names=("a",), per_class=1,
+        fixtures.write_image_folder(folder, class_names=("a",), per_class=1,
                                    channels=3)
         path = os.path.join(folder, "a", "img_000.jpeg")
         pixels = np.zeros((16, 16, 3), np.uint8)
         pixels[..., 0] = 250
         with open(path, "wb") as f:
-            f.write(testing.jpeg_bytes(pixels))
+            f.write(fixtures.jpeg_bytes(pixels))
         features, _ = next(iter(image_folder.make_input_fn(
             folder, batch_size=1, image_size=8, grayscale=True,
             mode=pipeline.EVAL)()))
@@ -194,7 +196,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
 
     def test_glob_characters_in_the_folder_still_work(self):
         folder = os.path.join(self.get_temp_dir(), "odd[1]")
-        testing.write_image_folder(folder, class_names=("a", "b"),
+        fixtures.write_image_folder(folder, class_names=("a", "b"),
                                    per_class=1)
         data = image_folder.make_input_fn(folder, batch_size=2, image_size=4,
                                           mode=pipeline.EVAL)()

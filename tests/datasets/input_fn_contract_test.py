@@ -12,8 +12,8 @@ import tempfile
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import (fashion_mnist, image_folder, oct_folder, pipeline,
-                      testing, tfrecord_reader, tfrecord_writer)
+from estimator_lib.datasets import (fashion_mnist, image_folder, oct_folder, pipeline, tfrecord_reader, tfrecord_writer)
+from tests.datasets import fixtures
 
 _ROOT = None
 
@@ -21,9 +21,9 @@ _ROOT = None
 def setUpModule():
     global _ROOT
     _ROOT = tempfile.mkdtemp()
-    testing.write_fashion_mnist(os.path.join(_ROOT, "fmnist"), train=40,
+    fixtures.write_fashion_mnist(os.path.join(_ROOT, "fmnist"), train=40,
                                 test=8)
-    testing.write_image_folder(os.path.join(_ROOT, "OCT2017 ", "train"),
+    fixtures.write_image_folder(os.path.join(_ROOT, "OCT2017 ", "train"),
                                per_class=10, height=16, width=16)
     tfrecord_writer.convert_folder_to_tfrecords(
         os.path.join(_ROOT, "OCT2017 ", "train"), os.path.join(_ROOT, "tfr"),

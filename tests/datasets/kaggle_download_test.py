@@ -10,8 +10,8 @@ from unittest import mock
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import kaggle_download, oct_folder
-from datasets.errors import DownloadError
+from estimator_lib.datasets import kaggle_download, oct_folder
+from estimator_lib.datasets.errors import DownloadError
 
 SECRET = "0123456789abcdef-secret"
 

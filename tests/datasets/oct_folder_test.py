@@ -7,8 +7,9 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from datasets import oct_folder, pipeline, testing, tfrecord_reader
-from datasets.errors import BadDataError
+from estimator_lib.datasets import oct_folder, pipeline, tfrecord_reader
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
                       "data", "oct-sample")
@@ -23,7 +24,7 @@ class LayoutTest(tf.test.TestCase):
         # duplicate lower-case tree holding the same images again.
         for top in ("OCT2017 ", os.path.join("oct2017", "OCT2017 ")):
             for split, per_class in (("train", 2), ("test", 1), ("val", 1)):
-                testing.write_image_folder(
+                fixtures.write_image_folder(
                     os.path.join(self.data_dir, top, split),
                     per_class=per_class)
         self.logged = []
@@ -62,7 +63,7 @@ class LayoutTest(tf.test.TestCase):
             oct_folder.split_dir(self.data_dir, "dev")
 
     def test_unknown_class_folder_is_refused(self):
-        testing.write_image_folder(
+        fixtures.write_image_folder(
             os.path.join(self.data_dir, "OCT2017 ", "train"),
             class_names=("GLAUCOMA",), per_class=1)
         with self.assertRaisesRegex(BadDataError,

@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import pipeline
+from estimator_lib.datasets import pipeline
 
 
 def _values(dataset):

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from datasets import synthetic
+from estimator_lib.datasets import synthetic
 
 
 class SyntheticTest(tf.test.TestCase):

@@ -9,9 +9,10 @@ import numpy as np
 import tensorflow as tf
 from absl.testing import parameterized
 
-from datasets import (image_folder, images, pipeline, testing, tfrecord_reader,
-                      tfrecord_writer, tfrecords)
-from datasets.errors import BadDataError
+from estimator_lib.datasets import image_folder, images, pipeline, tfrecord_reader, tfrecord_writer, tfrecords
+from estimator_lib.datasets import synthetic
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
 
 CLASSES = ("CNV", "DME", "NORMAL")
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
@@ -35,7 +36,7 @@ class ConversionTest(tf.test.TestCase, parameterized.TestCase):
         root = tempfile.mkdtemp(dir=self.get_temp_dir())
         self.folder = os.path.join(root, "train")
         self.output = os.path.join(root, "records")
-        self.written = testing.write_image_folder(
+        self.written = fixtures.write_image_folder(
             self.folder, class_names=CLASSES, per_class=4, height=20,
             width=18)
 
@@ -126,7 +127,7 @@ class ConversionTest(tf.test.TestCase, parameterized.TestCase):
         self.assertLen(metadata["shards"], 3)
 
     def test_corrupt_image_is_named_or_skipped_and_counted(self):
-        source = testing.write_textured_jpegs(
+        source = synthetic.write_textured_jpegs(
             tempfile.mkdtemp(dir=self.get_temp_dir()), count=1, height=64,
             width=64)[0]
         with open(source, "rb") as f:
@@ -193,7 +194,7 @@ class ReaderTest(tf.test.TestCase, parameterized.TestCase):
         root = cls.root = tempfile.mkdtemp()
         cls.folder = os.path.join(root, "images")
         cls.output = os.path.join(root, "records")
-        testing.write_image_folder(cls.folder, class_names=CLASSES,
+        fixtures.write_image_folder(cls.folder, class_names=CLASSES,
                                    per_class=4, height=8, width=8)
         tfrecord_writer.convert_folder_to_tfrecords(
             cls.folder, cls.output, image_format="raw", image_size=8,

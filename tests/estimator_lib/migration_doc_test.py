@@ -18,7 +18,7 @@ import tensorflow as tf
 from absl.testing import parameterized
 
 from estimator_lib import compat
-from estimator_lib import unsupported
+from estimator_lib.legacy import unsupported
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -14,7 +14,7 @@ import tensorflow as tf
 import tf_keras
 
 import estimator_lib as el
-from estimator_lib import locking
+from estimator_lib.training import model_dir_lock
 from tests.estimator_lib import testing
 
 
@@ -73,7 +73,7 @@ class UnwritableModelDirTest(tf.test.TestCase):
     def test_read_only_model_dir_fails_at_the_first_write(self):
         estimator = el.Estimator(testing.linear_model_fn,
                                  model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
-        with mock.patch.object(locking.os, "open",
+        with mock.patch.object(model_dir_lock.os, "open",
                                side_effect=OSError(errno.EROFS, "Read-only file system")):
             with self.assertRaisesRegex(RuntimeError, "Cannot write into model_dir .*"
                                                       "Read-only file system"):
@@ -105,7 +105,7 @@ class UnwritableModelDirTest(tf.test.TestCase):
 class ConcurrentTrainingTest(tf.test.TestCase):
 
     def _lock(self, model_dir, pid):
-        with open(os.path.join(model_dir, locking.LOCK_NAME), "w") as f:
+        with open(os.path.join(model_dir, model_dir_lock.LOCK_NAME), "w") as f:
             json.dump({"pid": pid, "host": socket.gethostname(), "started": 0}, f)
 
     def test_a_second_training_into_the_same_model_dir_is_refused(self):
@@ -124,7 +124,7 @@ class ConcurrentTrainingTest(tf.test.TestCase):
         # The owner is gone now: its stale lock is taken over.
         with self.assertLogs("tensorflow", level="WARNING"):
             estimator.train(testing.train_input_fn(), steps=1)
-        self.assertFalse(os.path.exists(os.path.join(model_dir, locking.LOCK_NAME)))
+        self.assertFalse(os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_NAME)))
 
 
 class HostileInputTest(tf.test.TestCase):

@@ -7,7 +7,7 @@ from absl import flags as absl_flags
 from absl.testing import flagsaver
 from absl.testing import parameterized
 
-from flags import definitions as defs
+from estimator_lib.flags import definitions as defs
 
 FLAGS = absl_flags.FLAGS
 

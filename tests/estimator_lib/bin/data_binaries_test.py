@@ -11,14 +11,14 @@ from absl import app
 from absl import flags as absl_flags
 from absl.testing import flagsaver
 
-from datasets import make_tfrecord_input_fn
-from datasets import testing
-from datasets.errors import BadDataError
-from datasets.errors import DownloadError
+from estimator_lib.datasets import make_tfrecord_input_fn
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
+from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin import download_oct
 from estimator_lib.bin import input_benchmark
 from estimator_lib.bin import make_tfrecords
-from estimator_lib.bin import progress
+from estimator_lib.jobs import progress
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data",
                       "oct-sample")
@@ -57,7 +57,7 @@ class InputBenchmarkTest(_FlagsParsed):
 
     def test_reads_an_oct_folder(self):
         data_dir = os.path.join(self.get_temp_dir(), "oct")
-        testing.write_image_folder(os.path.join(data_dir, "OCT2017", "train"), per_class=2)
+        fixtures.write_image_folder(os.path.join(data_dir, "OCT2017", "train"), per_class=2)
         printed = _run(input_benchmark.main, data_dir=data_dir, num_images=6, batch_size=4,
                        image_size=32, repeats=1)
         self.assertIn("6 OCT train images", printed)
@@ -68,7 +68,7 @@ class MakeTfrecordsTest(_FlagsParsed):
     def test_converts_every_oct_split_and_reads_back(self):
         data_dir = os.path.join(self.get_temp_dir(), "oct")
         for split in ("train", "val"):
-            testing.write_image_folder(os.path.join(data_dir, "OCT2017 ", split), per_class=1)
+            fixtures.write_image_folder(os.path.join(data_dir, "OCT2017 ", split), per_class=1)
         output_dir = os.path.join(self.get_temp_dir(), "records")
         printed = _run(make_tfrecords.main, data_dir=data_dir, output_dir=output_dir,
                        image_size=32, num_shards=2)
@@ -94,7 +94,7 @@ class MakeTfrecordsTest(_FlagsParsed):
 
     def test_bad_image_is_a_data_error(self):
         data_dir = os.path.join(self.get_temp_dir(), "bad")
-        testing.write_image_folder(data_dir, per_class=1)
+        fixtures.write_image_folder(data_dir, per_class=1)
         with open(os.path.join(data_dir, "CNV", "broken.jpeg"), "wb") as f:
             f.write(b"\xff\xd8\xff not a jpeg")
         with self.assertRaises(BadDataError):
@@ -123,7 +123,7 @@ class DownloadOctTest(_FlagsParsed):
         def fake_download(target, **kwargs):
             self.assertEqual(kwargs["force"], False)
             for split in ("train", "test"):
-                testing.write_image_folder(os.path.join(target, "OCT2017 ", split),
+                fixtures.write_image_folder(os.path.join(target, "OCT2017 ", split),
                                            per_class=1)
             return os.path.join(target, "OCT2017 ")
 

@@ -13,9 +13,9 @@ from absl import app
 from absl import flags as absl_flags
 from absl.testing import flagsaver
 
-from datasets import testing
-from datasets.errors import BadDataError
-from estimator_lib.bin import job
+from tests.datasets import fixtures
+from estimator_lib.datasets.errors import BadDataError
+from estimator_lib.jobs import job
 from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin import train
 from estimator_lib.hooks import throughput
@@ -87,7 +87,7 @@ class TrainBinaryTest(tf.test.TestCase):
         records = os.path.join(root, "records")
         # The OCT layout, tiny: make_tfrecords converts every split.
         for split in ("train", "test"):
-            testing.write_image_folder(os.path.join(root, "oct", "OCT2017", split),
+            fixtures.write_image_folder(os.path.join(root, "oct", "OCT2017", split),
                                        per_class=1, height=40, width=36)
         with flagsaver.flagsaver(data_dir=os.path.join(root, "oct"), output_dir=records,
                                  image_size=32), contextlib.redirect_stdout(io.StringIO()):

@@ -18,7 +18,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from estimator_lib import checkpoints
+from estimator_lib.training import checkpoints
 from tests.estimator_lib.faults import trainer
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

@@ -52,7 +52,7 @@ def main(model_dir, budget=MAX_STEPS, chunk=CHUNK):
     estimator = el.Estimator(model_fn, config=config)
     receiver = el.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})
     print("READY", flush=True)
-    from estimator_lib import checkpoints  # pylint: disable=import-outside-toplevel
+    from estimator_lib.training import checkpoints  # pylint: disable=import-outside-toplevel
     target = min(checkpoints.global_step_of(checkpoints.newest_readable(model_dir)) + budget,
                  MAX_STEPS)
     while True:

@@ -1,0 +1,1 @@
+"""tf.distribute plumbing: replicas, per-replica specs, multi-worker roles and waits."""

@@ -1,0 +1,175 @@
+"""Strategy plumbing for graph-mode training: devices, per-replica input and model_fn."""
+
+import contextlib
+import re
+from typing import Tuple
+
+import tensorflow as tf
+
+_DEVICE = re.compile(r"device:(CPU|GPU):(\d+)$", re.IGNORECASE)
+
+# The deadline of each session run across tasks, unless the session_config sets one:
+# a task that dies mid-step can leave the others waiting in a collective op with no
+# error ever arriving (docs/multi_worker.md). No healthy run (a step, or a
+# steps_per_run loop, plus what the slowest task does between runs: saving a
+# checkpoint, hooks) should take this long.
+MULTI_WORKER_OPERATION_TIMEOUT_MS = 30 * 60 * 1000
+
+
+def _device_indices(strategy, kind):
+    indices = []
+    for device in strategy.extended.worker_devices:
+        match = _DEVICE.search(device)
+        if match and match.group(1).upper() == kind:
+            indices.append(int(match.group(2)))
+    return indices
+
+
+def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
+                       ) -> tf.compat.v1.ConfigProto:
+    """A copy of `session_config` whose session sees every device the strategy names.
+
+    Logical devices made with `tf.config.set_logical_device_configuration` exist
+    only in the eager context: a v1 Session sees one CPU and, with soft placement,
+    would silently put every replica on it, where a cross-device all-reduce then
+    waits forever. Here the session is given the same devices, or refused.
+
+    A strategy that spans several tasks also bounds each run: a session_config without
+    `operation_timeout_in_ms` gets MULTI_WORKER_OPERATION_TIMEOUT_MS (negative: none).
+    """
+    config = tf.compat.v1.ConfigProto()
+    config.CopyFrom(session_config)
+    update = getattr(strategy.extended, "_update_config_proto", None)
+    if update is not None:
+        # The strategy's own session settings: for multi-worker strategies the
+        # collective group leader and a device filter for this task, without which
+        # every worker's session waits for all the others.
+        config = update(config)
+    if _spans_tasks(strategy) and not config.operation_timeout_in_ms:
+        config.operation_timeout_in_ms = MULTI_WORKER_OPERATION_TIMEOUT_MS
+    cpus = _device_indices(strategy, "CPU")
+    if cpus:
+        config.device_count["CPU"] = max(config.device_count.get("CPU", 1), max(cpus) + 1)
+        logical_cpus = len(tf.config.list_logical_devices("CPU"))
+        if max(cpus) + 1 > logical_cpus:
+            raise ValueError(
+                f"The distribution strategy names CPU devices {sorted(cpus)}, but this process "
+                f"has {logical_cpus} CPU device(s). Split the CPU first, once per process: "
+                "tf.config.set_logical_device_configuration(tf.config.list_physical_devices("
+                f"'CPU')[0], [tf.config.LogicalDeviceConfiguration()] * {max(cpus) + 1}).")
+    gpus = _device_indices(strategy, "GPU")
+    if gpus:
+        logical_gpus = len(tf.config.list_logical_devices("GPU"))
+        if max(gpus) + 1 > logical_gpus:
+            raise ValueError(
+                f"The distribution strategy names GPU devices {sorted(gpus)}, but this process "
+                f"sees {logical_gpus} GPU(s). Name only devices that exist, e.g. "
+                "MirroredStrategy() for all visible GPUs.")
+        _copy_virtual_gpus(config)
+    return config
+
+
+def _spans_tasks(strategy) -> bool:
+    """True when the strategy's collectives reach other tasks (MultiWorkerMirroredStrategy)."""
+    resolver = getattr(strategy, "cluster_resolver", None)
+    return bool(getattr(strategy.extended, "experimental_between_graph", False)
+                and resolver is not None and resolver.cluster_spec().as_dict())
+
+
+def _copy_virtual_gpus(config):
+    """Gives the session the eager context's logical-GPU split (they must agree)."""
+    physical = tf.config.list_physical_devices("GPU")
+    virtual = config.gpu_options.experimental.virtual_devices
+    if virtual:
+        return
+    splits = [tf.config.get_logical_device_configuration(gpu) for gpu in physical]
+    if not any(splits):
+        return
+    for split in splits:
+        entry = virtual.add()
+        for logical in split or []:
+            if logical.memory_limit is not None:
+                entry.memory_limit_mb.append(logical.memory_limit)
+
+
+def roles(config) -> Tuple[bool, bool]:
+    """(initializes variables, writes checkpoints and summaries) for this task.
+
+    Under a multi-worker strategy every worker holds its own copy of the variables
+    and initialises it (initial values are broadcast from the chief), but only the
+    chief writes checkpoints and summaries. Otherwise the chief does both.
+    """
+    if is_multi_worker(config):
+        extended = config.train_distribute.extended
+        return bool(extended.experimental_should_init), bool(extended.should_checkpoint)
+    return config.is_chief, config.is_chief
+
+
+def is_multi_worker(config) -> bool:
+    """True for between-graph training across a TF_CONFIG cluster (each worker a graph)."""
+    strategy = config.train_distribute
+    return bool(strategy is not None and config.cluster_spec.as_dict()
+                and getattr(strategy.extended, "experimental_between_graph", False))
+
+
+def num_replicas(strategy) -> int:
+    return strategy.num_replicas_in_sync if strategy is not None else 1
+
+
+def call_for_each_replica(strategy, fn, features, labels, *, outputs):
+    """Runs `fn(features, labels)` once per replica.
+
+    Returns (results, regrouped): `results` are what each call returned, in replica
+    order (replica 0 first), as plain Python objects, so that EstimatorSpecs, hooks
+    and scaffolds keep their types; `regrouped` is the structure `outputs(result)`
+    picks from each, regrouped into per-replica values by the strategy.
+    """
+    results = {}
+
+    def replica_fn(features, labels):
+        context = tf.distribute.get_replica_context()
+        replica_id = int(tf.get_static_value(context.replica_id_in_sync_group))
+        results[replica_id] = fn(features, labels)
+        return outputs(results[replica_id])
+
+    regrouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
+    return [results[i] for i in sorted(results)], regrouped
+
+
+def first_replica_value(strategy, value):
+    """The local value of replica 0 (the value itself when it is not distributed)."""
+    if isinstance(value, tf.distribute.DistributedValues):
+        return strategy.experimental_local_results(value)[0]
+    return value
+
+
+def reduce_loss(strategy, per_replica_loss):
+    """The loss to report: a mean when v1 optimizers scaled it by 1/replicas, else a sum.
+
+    This is the original's rule. With N replicas each computing the loss of its own
+    per-replica batch, the reported figure is the mean over the N batches when the
+    optimizer scaled the loss (tf.compat.v1 optimizers with a mean loss reduction),
+    and the sum of the N per-replica losses otherwise.
+    """
+    graph = tf.compat.v1.get_default_graph()
+    scaled = getattr(graph, "_is_loss_scaled_by_optimizer", False)
+    op = tf.distribute.ReduceOp.MEAN if scaled else tf.distribute.ReduceOp.SUM
+    return strategy.reduce(op, per_replica_loss, axis=None)
+
+
+@contextlib.contextmanager
+def train_scope(graph: tf.Graph, strategy, device_fn=None):
+    """Where a TRAIN graph is built: the strategy's scope (loss scaling as the original's
+    Estimator had it), or `RunConfig.device_fn` without a strategy."""
+    if strategy is None:
+        with graph.device(device_fn):
+            yield
+    else:
+        scale_loss = strategy._scale_loss_for_estimator_enabled  # pylint: disable=protected-access
+        with strategy.scope(), scale_loss():
+            yield
+
+
+def scope(strategy):
+    """The strategy's scope, or a no-op without one (evaluation)."""
+    return strategy.scope() if strategy is not None else contextlib.nullcontext()

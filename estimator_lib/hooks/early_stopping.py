@@ -1,0 +1,282 @@
+"""Early stopping from evaluation results, and in-training evaluation hooks.
+
+Unlike the original (tensorflow issue 51525), the hooks work with any
+train_distribute: with MirroredStrategy all replicas live in one session, so the
+chief's decision stops them together.
+"""
+
+import collections
+import os
+import tempfile
+import time
+from typing import Callable, Dict, Optional
+
+import tensorflow as tf
+from tensorflow.python.training import training_util
+
+from estimator_lib.distribute import strategies
+
+logging = tf.compat.v1.logging
+
+
+def read_eval_metrics(eval_dir: str) -> "collections.OrderedDict[int, Dict[str, float]]":
+    """Returns {global_step: {metric: value}} from the event files in `eval_dir`, by step."""
+    results = collections.defaultdict(dict)
+    if tf.io.gfile.isdir(eval_dir):
+        for name in sorted(tf.io.gfile.listdir(eval_dir)):
+            if "tfevents" not in name:
+                continue
+            for event in tf.compat.v1.train.summary_iterator(os.path.join(eval_dir, name)):
+                for value in event.summary.value:
+                    if value.HasField("simple_value"):
+                        results[event.step][value.tag] = value.simple_value
+    return collections.OrderedDict(sorted(results.items()))
+
+
+class _StepReadingHook(tf.compat.v1.train.SessionRunHook):
+    """A hook that reads the global step on every run (`after_run` sees it as results)."""
+
+    _global_step = None
+
+    def begin(self):
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+
+class _StopOnPredicateHook(_StepReadingHook):
+    """Calls `should_stop_fn` every N secs or steps; stops training when it says so."""
+
+    def __init__(self, should_stop_fn, run_every_secs, run_every_steps):
+        if not callable(should_stop_fn):
+            raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
+        self._should_stop_fn = should_stop_fn
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=run_every_secs,
+                                                           every_steps=run_every_steps)
+
+    def after_run(self, run_context, run_values):
+        step = run_values.results + 1
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            if self._should_stop_fn():
+                logging.info("Requesting early stopping at global step %d", step)
+                run_context.request_stop()
+
+
+class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
+    """Every N steps each worker votes; a sum all-reduce stops them all at one step.
+
+    Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
+    alone would leave the others waiting in their next all-reduce forever.
+    """
+
+    def __init__(self, should_stop_fn, run_every_steps, strategy):
+        if not callable(should_stop_fn):
+            raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
+        self._should_stop_fn = should_stop_fn
+        self._every = run_every_steps
+        self._strategy = strategy
+        self._step = self._vote = self._votes = None
+
+    def begin(self):
+        self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        self._vote = tf.compat.v1.placeholder(tf.float32, [], name="early_stopping_vote")
+        with self._strategy.scope():
+            per_replica = self._strategy.extended.call_for_each_replica(
+                lambda: tf.identity(self._vote))
+            self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
+                                                axis=None)
+
+    def before_run(self, run_context):
+        return tf.compat.v1.train.SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        step = run_values.results + 1
+        if step % self._every:
+            return
+        vote = 1.0 if self._should_stop_fn() else 0.0
+        if run_context.session.run(self._votes, feed_dict={self._vote: vote}) > 0:
+            logging.info("Requesting early stopping at global step %d (all workers).", step)
+            run_context.request_stop()
+
+
+def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
+                             run_every_secs: Optional[float] = 60,
+                             run_every_steps: Optional[int] = None):
+    """A hook that stops training when `should_stop_fn()` returns True.
+
+    Works with any train_distribute. Across several workers
+    (MultiWorkerMirroredStrategy with TF_CONFIG) the decision must be taken at the
+    same step everywhere, so it needs `run_every_secs=None, run_every_steps=N`.
+    """
+    if run_every_secs is not None and run_every_steps is not None:
+        raise ValueError(
+            "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
+            f"run_every_secs={run_every_secs}, run_every_steps={run_every_steps}.")
+    if strategies.is_multi_worker(estimator.config):
+        if run_every_steps is None:
+            raise ValueError(
+                "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "
+                "same step, which a time cadence cannot give. Pass run_every_secs=None and "
+                f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
+        return _MultiWorkerStopHook(should_stop_fn, run_every_steps,
+                                    estimator.config.train_distribute)
+    return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
+
+
+def _metric_series(eval_dir, metric_name, min_steps):
+    """(step, value) of `metric_name` in each evaluation from `min_steps` on, by step."""
+    for step, metrics in read_eval_metrics(eval_dir).items():
+        if step < min_steps:
+            continue
+        if metric_name not in metrics:
+            raise ValueError(
+                f"metric_name {metric_name!r} not found in eval results at step {step}; "
+                f"found {sorted(metrics)}.")
+        yield step, metrics[metric_name]
+
+
+def _stop_if_threshold_crossed(estimator, metric_name, threshold, higher, eval_dir,
+                               min_steps, run_every_secs, run_every_steps):
+    eval_dir = eval_dir or estimator.eval_dir()
+    word = "higher" if higher else "lower"
+
+    def should_stop():
+        for step, value in _metric_series(eval_dir, metric_name, min_steps):
+            if (value > threshold) if higher else (value < threshold):
+                logging.info('At step %s, metric "%s" has value %s which is %s than the '
+                             "threshold of %s, so stopping.", step, metric_name, value, word,
+                             threshold)
+                return True
+        return False
+
+    return make_early_stopping_hook(estimator, should_stop, run_every_secs, run_every_steps)
+
+
+def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
+                        run_every_secs=60, run_every_steps=None):
+    """Stops once an evaluation's `metric_name` is above `threshold`."""
+    return _stop_if_threshold_crossed(estimator, metric_name, threshold, True, eval_dir,
+                                      min_steps, run_every_secs, run_every_steps)
+
+
+def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
+                       run_every_secs=60, run_every_steps=None):
+    """Stops once an evaluation's `metric_name` is below `threshold`."""
+    return _stop_if_threshold_crossed(estimator, metric_name, threshold, False, eval_dir,
+                                      min_steps, run_every_secs, run_every_steps)
+
+
+def _stop_if_no_metric_improvement(estimator, metric_name, max_steps, increase, eval_dir,
+                                   min_steps, run_every_secs, run_every_steps):
+    eval_dir = eval_dir or estimator.eval_dir()
+    word = "increase" if increase else "decrease"
+
+    def should_stop():
+        best_value, best_step = None, None
+        for step, value in _metric_series(eval_dir, metric_name, min_steps):
+            if best_value is None or (value > best_value if increase else value < best_value):
+                best_value, best_step = value, step
+            if step - best_step >= max_steps:
+                logging.info('No %s in metric "%s" for %s steps, which is greater than or '
+                             "equal to max steps (%s) configured for early stopping.", word,
+                             metric_name, step - best_step, max_steps)
+                return True
+        return False
+
+    return make_early_stopping_hook(estimator, should_stop, run_every_secs, run_every_steps)
+
+
+def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
+                             eval_dir=None, min_steps=0, run_every_secs=60,
+                             run_every_steps=None):
+    """Stops when `metric_name` has not increased for `max_steps_without_increase` steps."""
+    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_increase,
+                                          True, eval_dir, min_steps, run_every_secs,
+                                          run_every_steps)
+
+
+def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
+                             eval_dir=None, min_steps=0, run_every_secs=60,
+                             run_every_steps=None):
+    """Stops when `metric_name` has not decreased for `max_steps_without_decrease` steps."""
+    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
+                                          False, eval_dir, min_steps, run_every_secs,
+                                          run_every_steps)
+
+
+class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
+    """Evaluates every `every_n_iter` training steps, and at the end, during training.
+
+    The current variables are saved to a private temporary checkpoint (never into
+    model_dir) and evaluated by `estimator.evaluate`; results land in
+    `eval_dir(name)` like any evaluation, so the early-stopping hooks can read them.
+    """
+
+    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None,
+                 every_n_iter=100):
+        if every_n_iter is None or every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        self._estimator = estimator
+        self._input_fn = input_fn
+        self._steps = steps
+        self._hooks = hooks
+        self._name = name
+        self._every_n_iter = every_n_iter
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=every_n_iter)
+        self._saver = None
+        self._global_step = None
+        self._workdir = None
+        self._iterations = 0
+
+    def begin(self):
+        savers = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS)
+        self._saver = savers[0] if savers else tf.compat.v1.train.Saver(sharded=True)
+        self._global_step = tf.compat.v1.train.get_global_step()
+        self._workdir = tempfile.mkdtemp(prefix="in_memory_eval_")
+
+    def after_create_session(self, session, coord):
+        del coord
+        self._timer.update_last_triggered_step(0)
+
+    def _evaluate(self, session):
+        step = session.run(self._global_step)
+        path = self._saver.save(session, os.path.join(self._workdir, "model.ckpt"),
+                                global_step=step, write_meta_graph=False)
+        self._estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
+                                 checkpoint_path=path, name=self._name)
+
+    def after_run(self, run_context, run_values):
+        self._iterations += 1
+        if self._timer.should_trigger_for_step(self._iterations):
+            self._timer.update_last_triggered_step(self._iterations)
+            self._evaluate(run_context.session)
+
+    def end(self, session):
+        self._evaluate(session)
+
+
+class _StopAtCheckpointStepHook(_StepReadingHook):
+    """For non-chief workers: once past `last_step`, stop when a checkpoint reaches it."""
+
+    def __init__(self, model_dir, last_step, wait_after_file_check_secs=30):
+        self._model_dir = model_dir
+        self._last_step = last_step
+        self._wait = wait_after_file_check_secs
+
+    def after_run(self, run_context, run_values):
+        from estimator_lib.training import checkpoints  # pylint: disable=import-outside-toplevel
+        if run_values.results + 1 < self._last_step:
+            return
+        if checkpoints.global_step_of(self._model_dir) >= self._last_step:
+            run_context.request_stop()
+        else:
+            time.sleep(self._wait)
+
+
+def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_check_secs=30):
+    """Chief: stop at `last_step`; other workers: stop when the checkpoint gets there."""
+    if estimator.config.is_chief:
+        return tf.compat.v1.train.StopAtStepHook(last_step=last_step)
+    return _StopAtCheckpointStepHook(estimator.model_dir, last_step, wait_after_file_check_secs)

@@ -1,0 +1,377 @@
+"""install(): the legacy estimator import surfaces, resolved to estimator_lib.
+
+TensorFlow 2.16 removed `tf.estimator` and the `tensorflow_estimator` package no
+longer imports, so a legacy program stops at its first import. After
+`install()` these resolve to estimator_lib:
+
+- `tf.estimator` (and `tf.compat.v2.estimator`): the TF2 names;
+- `tf.compat.v1.estimator`: the v1 names — `Estimator` with the deprecated
+  `export_savedmodel(..., strip_default_attrs=False)`, `inputs.numpy_input_fn`,
+  `inputs.pandas_input_fn`, `tpu.*`;
+- `tf.keras.estimator.model_to_estimator`, `tf.compat.v1.keras.estimator.
+  model_to_estimator` and `tf_keras.estimator.model_to_estimator`: tf_keras
+  imports `tensorflow_estimator.python.estimator.keras_lib` when called, which
+  now exists (the v1 surface keeps its `checkpoint_format='saver'` default);
+- `import tensorflow_estimator`, the common `tensorflow_estimator.python.
+  estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones.
+
+Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
+RunConfig, ...) are the library's own. The canned estimators are importable
+and raise NotImplementedError naming the alternative when built
+(estimator_lib.legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
+"""
+
+import importlib.machinery
+import sys
+import threading
+import types
+from typing import Dict, List, Mapping, Tuple
+
+import tensorflow as tf
+
+from estimator_lib.hooks import early_stopping
+from estimator_lib import estimator as estimator_module
+from estimator_lib import experimental
+from estimator_lib import export
+from estimator_lib.export import exporters
+from estimator_lib import extenders
+from estimator_lib import hooks
+from estimator_lib import keras as keras_module
+from estimator_lib import model_fn
+from estimator_lib.legacy import numpy_io
+from estimator_lib import run_config
+from estimator_lib import train_eval
+from estimator_lib.legacy import unsupported
+from estimator_lib import warm_starting
+
+logging = tf.compat.v1.logging
+
+Estimator = estimator_module.Estimator
+
+# The version of the original API these surfaces reproduce (some libraries read it).
+API_VERSION = "2.15.0"
+
+_SESSION_RUN_HOOK = ("SessionRunHook", "SessionRunArgs", "SessionRunContext",
+                     "SessionRunValues")
+_BASIC_HOOKS = ("LoggingTensorHook", "StopAtStepHook", "CheckpointSaverHook",
+                "CheckpointSaverListener", "StepCounterHook", "NanTensorHook",
+                "NanLossDuringTrainingError", "SummarySaverHook", "GlobalStepWaiterHook",
+                "FinalOpsHook", "FeedFnHook", "ProfilerHook", "SecondOrStepTimer")
+_EXPORT = ("ServingInputReceiver", "TensorServingInputReceiver",
+           "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn",
+           "ExportOutput", "ClassificationOutput", "RegressionOutput", "PredictOutput",
+           "EvalOutput")
+_EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
+                 "make_stop_at_checkpoint_step_hook", "read_eval_metrics",
+                 "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
+                 "stop_if_no_increase_hook")
+
+
+class _BuilderKeepingDefaultAttrs:
+    """A SavedModel builder whose MetaGraphs keep or strip default attrs as asked."""
+
+    def __init__(self, builder, strip_default_attrs: bool):
+        self._builder = builder
+        self._strip = strip_default_attrs
+
+    def add_meta_graph_and_variables(self, *args, **kwargs):
+        kwargs["strip_default_attrs"] = self._strip
+        return self._builder.add_meta_graph_and_variables(*args, **kwargs)
+
+    def add_meta_graph(self, *args, **kwargs):
+        kwargs["strip_default_attrs"] = self._strip
+        return self._builder.add_meta_graph(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._builder, name)
+
+
+class _V1Meta(type):
+    """Makes every estimator_lib Estimator an instance of the v1 class, as the
+    original's EstimatorV2 subclassed the v1 Estimator."""
+
+    def __instancecheck__(cls, instance):
+        if cls is EstimatorV1:
+            return isinstance(instance, Estimator)
+        return super().__instancecheck__(instance)
+
+    def __subclasscheck__(cls, subclass):
+        if cls is EstimatorV1:
+            return issubclass(subclass, Estimator)
+        return super().__subclasscheck__(subclass)
+
+
+class EstimatorV1(Estimator, metaclass=_V1Meta):
+    """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`."""
+
+    _strip_default_attrs = True
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
+                          assets_extra=None, as_text=False, checkpoint_path=None,
+                          strip_default_attrs=False):
+        """Deprecated name of `export_saved_model`, keeping default attrs by default."""
+        logging.warning(
+            "export_savedmodel (from tf.compat.v1.estimator.Estimator) is deprecated and "
+            "will be removed in a future version. Instructions for updating: This function "
+            "has been renamed, use `export_saved_model` instead.")
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        self._strip_default_attrs = bool(strip_default_attrs)
+        try:
+            return self.experimental_export_all_saved_models(
+                export_dir_base, {model_fn.ModeKeys.PREDICT: serving_input_receiver_fn},
+                assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
+        finally:
+            del self._strip_default_attrs
+
+    def _add_meta_graph_for_mode(self, builder, *args, **kwargs):
+        builder = _BuilderKeepingDefaultAttrs(builder, self._strip_default_attrs)
+        return super()._add_meta_graph_for_mode(builder, *args, **kwargs)
+
+
+def keras_lib_model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
+                                 model_dir=None, config=None, checkpoint_format="saver",
+                                 use_v2_estimator=False, metric_names_map=None,
+                                 export_outputs=None):
+    """`tensorflow_estimator.python.estimator.keras_lib.model_to_estimator`.
+
+    What tf_keras' `model_to_estimator` functions call; the v1 estimator is returned
+    unless `use_v2_estimator`.
+    """
+    result = keras_module.model_to_estimator(
+        keras_model=keras_model, keras_model_path=keras_model_path,
+        custom_objects=custom_objects, model_dir=model_dir, config=config,
+        checkpoint_format=checkpoint_format, metric_names_map=metric_names_map,
+        export_outputs=export_outputs)
+    if not use_v2_estimator:
+        result.__class__ = EstimatorV1  # Only adds methods; the state is the same.
+    return result
+
+
+def _names(module, names) -> Dict[str, object]:
+    return {name: getattr(module, name) for name in names}
+
+
+def _unsupported(names) -> Dict[str, object]:
+    return {name: getattr(unsupported, name) for name in names}
+
+
+def _api_attributes(*, v1: bool) -> Dict[str, object]:
+    """The top-level names of tf.estimator (v1=False) or tf.compat.v1.estimator."""
+    attributes = dict(
+        Estimator=EstimatorV1 if v1 else Estimator,
+        EstimatorSpec=model_fn.EstimatorSpec, ModeKeys=model_fn.ModeKeys,
+        RunConfig=run_config.RunConfig, TrainSpec=train_eval.TrainSpec,
+        EvalSpec=train_eval.EvalSpec, train_and_evaluate=train_eval.train_and_evaluate,
+        Exporter=exporters.Exporter, LatestExporter=exporters.LatestExporter,
+        FinalExporter=exporters.FinalExporter, BestExporter=exporters.BestExporter,
+        WarmStartSettings=warm_starting.WarmStartSettings, VocabInfo=warm_starting.VocabInfo,
+        add_metrics=extenders.add_metrics)
+    attributes.update(_names(hooks, _SESSION_RUN_HOOK + _BASIC_HOOKS))
+    attributes.update(_unsupported(unsupported.CANNED_NAMES))
+    return attributes
+
+
+def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
+    """The sub-namespaces (export, experimental, and for v1 inputs and tpu)."""
+    children = {
+        "export": _names(export, _EXPORT),
+        "experimental": dict(
+            _names(experimental, _EXPERIMENTAL),
+            **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
+                           else unsupported.EXPERIMENTAL_NAMES)),
+    }
+    if v1:
+        children["inputs"] = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
+        children["tpu"] = {api: getattr(unsupported, name)
+                           for api, name in unsupported.TPU_NAMES.items()}
+    return children
+
+
+def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
+    """Module path under `tensorflow_estimator.` -> its attributes (modules added later)."""
+    estimator_names = dict(Estimator=EstimatorV1, EstimatorV2=Estimator,
+                           VocabInfo=warm_starting.VocabInfo,
+                           WarmStartSettings=warm_starting.WarmStartSettings)
+    model_fn_names = dict(EstimatorSpec=model_fn.EstimatorSpec, ModeKeys=model_fn.ModeKeys)
+    basic_hooks = _names(hooks, _BASIC_HOOKS)
+    session_run_hook = _names(hooks, _SESSION_RUN_HOOK)
+    keras_lib = dict(model_to_estimator=keras_lib_model_to_estimator)
+    exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
+                                        "BestExporter"))
+    inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
+    canned = {
+        "dnn": ("DNNClassifier", "DNNRegressor", "DNNEstimator"),
+        "linear": ("LinearClassifier", "LinearRegressor", "LinearEstimator"),
+        "dnn_linear_combined": ("DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+                                "DNNLinearCombinedEstimator"),
+        "baseline": ("BaselineClassifier", "BaselineRegressor", "BaselineEstimator"),
+        "boosted_trees": ("BoostedTreesClassifier", "BoostedTreesRegressor",
+                          "BoostedTreesEstimator"),
+    }
+    prefix = "python.estimator."
+    tree = {
+        "": dict(estimator=v1_api, __version__=API_VERSION),
+        "python": {},
+        "python.estimator": {},
+        "python.estimator.api": {},
+        "python.estimator.api._v1": dict(estimator=v1_api),
+        "python.estimator.api._v2": dict(estimator=v2_api),
+        prefix + "estimator": estimator_names,
+        prefix + "estimator_lib": dict(vars(v1_api)),
+        prefix + "run_config": _names(run_config, ("RunConfig", "TaskType")),
+        prefix + "model_fn": model_fn_names,
+        prefix + "mode_keys": dict(ModeKeys=model_fn.ModeKeys),
+        prefix + "training": _names(train_eval, ("TrainSpec", "EvalSpec",
+                                               "train_and_evaluate")),
+        prefix + "exporter": exporter_names,
+        prefix + "export": dict(vars(v1_api.export)),
+        prefix + "export.export": _names(export, _EXPORT[:4]),
+        prefix + "export.export_lib": _names(export, _EXPORT),
+        prefix + "export.export_output": _names(export, _EXPORT[4:]),
+        prefix + "hooks": dict(session_run_hook, **basic_hooks),
+        prefix + "hooks.session_run_hook": session_run_hook,
+        prefix + "hooks.basic_session_run_hooks": basic_hooks,
+        prefix + "hooks.hooks": _names(early_stopping, ("InMemoryEvaluatorHook",
+                                                        "make_stop_at_checkpoint_step_hook")),
+        prefix + "early_stopping": _names(experimental, _EXPERIMENTAL[1:]),
+        prefix + "keras": keras_lib,
+        prefix + "keras_lib": keras_lib,
+        prefix + "warm_starting_util": estimator_names,
+        prefix + "inputs": inputs,
+        prefix + "inputs.inputs": inputs,
+        prefix + "inputs.numpy_io": dict(numpy_input_fn=numpy_io.numpy_input_fn),
+        prefix + "inputs.pandas_io": dict(pandas_input_fn=numpy_io.pandas_input_fn),
+        prefix + "canned": _unsupported(unsupported.CANNED_NAMES),
+        prefix + "tpu": dict(vars(v1_api.tpu)),
+        prefix + "tpu.tpu_estimator": _unsupported(("TPUEstimator", "TPUEstimatorSpec")),
+        prefix + "tpu.tpu_config": {api: getattr(unsupported, name) for api, name
+                                    in unsupported.TPU_NAMES.items()
+                                    if api in ("TPUConfig", "RunConfig",
+                                               "InputPipelineConfig")},
+    }
+    heads = tuple(name for name in unsupported.CANNED_NAMES if name.endswith("Head"))
+    canned["head"] = heads
+    tree[prefix + "head"] = _unsupported(heads)
+    for module, names in canned.items():
+        tree[prefix + "canned." + module] = _unsupported(names)
+    return {path: {k: v for k, v in attrs.items() if not k.startswith("__") or
+                   k == "__version__"} for path, attrs in tree.items()}
+
+
+def _new_module(name: str, attributes: Mapping[str, object], *, package: bool,
+                doc: str = "Resolved to estimator_lib by estimator_lib.compat.install()."
+                ) -> types.ModuleType:
+    module = types.ModuleType(name, doc)
+    module.__spec__ = importlib.machinery.ModuleSpec(name, loader=None, is_package=package)
+    module.__package__ = name if package else name.rpartition(".")[0]
+    if package:
+        module.__path__ = []
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    return module
+
+
+def _api_namespace(name: str, *, v1: bool) -> types.ModuleType:
+    children = {child: _new_module(f"{name}.{child}", attrs, package=False)
+                for child, attrs in _api_children(v1=v1).items()}
+    return _new_module(name, dict(_api_attributes(v1=v1), **children), package=True)
+
+
+def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, types.ModuleType]]:
+    """(tf.estimator, tf.compat.v1.estimator, {sys.modules name: module})."""
+    api_root = "tensorflow_estimator.python.estimator.api"
+    v2_api = _api_namespace(f"{api_root}._v2.estimator", v1=False)
+    v1_api = _api_namespace(f"{api_root}._v1.estimator", v1=True)
+    tree = _package_tree(v1_api, v2_api)
+    paths = sorted(tree, key=lambda p: p.count("."))
+    modules: Dict[str, types.ModuleType] = {}
+    for path in paths:
+        full = "tensorflow_estimator" + ("." + path if path else "")
+        is_package = any(other.startswith(path + ".") or (not path and other)
+                         for other in tree)
+        modules[full] = _new_module(full, tree[path], package=is_package)
+        if path:
+            parent, _, leaf = full.rpartition(".")
+            setattr(modules[parent], leaf, modules[full])
+    for api_name, api in ((f"{api_root}._v1.estimator", v1_api),
+                          (f"{api_root}._v2.estimator", v2_api)):
+        _add_namespace(modules, api_name, api)
+        _add_namespace(modules, "tensorflow.estimator" if api is v2_api
+                       else "tensorflow.compat.v1.estimator", api)
+    _add_namespace(modules, "tensorflow.compat.v2.estimator", v2_api)
+    # The pre-split path, still imported by some libraries.
+    for full in [name for name in modules if name.startswith(
+            "tensorflow_estimator.python.estimator")]:
+        old = "tensorflow.python.estimator" + full[len("tensorflow_estimator.python.estimator"):]
+        modules[old] = modules[full]
+    return v2_api, v1_api, modules
+
+
+def _add_namespace(modules: Dict[str, types.ModuleType], name: str,
+                   api: types.ModuleType) -> None:
+    modules[name] = api
+    for child in _api_children(v1=hasattr(api, "inputs")):
+        modules[f"{name}.{child}"] = getattr(api, child)
+
+
+_MISSING = object()
+_lock = threading.Lock()
+_undo: List[Tuple[object, str, object]] = []  # (target, attribute or sys.modules key, previous)
+_installed_api: Dict[str, types.ModuleType] = {}
+
+
+def _set(target, name: str, value) -> None:
+    if target is sys.modules:
+        _undo.append((target, name, sys.modules.get(name, _MISSING)))
+        sys.modules[name] = value
+    else:
+        _undo.append((target, name, getattr(target, name, _MISSING)))
+        setattr(target, name, value)
+
+
+def install() -> None:
+    """Makes the legacy estimator import surfaces resolve to estimator_lib.
+
+    Sets `tf.estimator`, `tf.compat.v1.estimator` and `tf.compat.v2.estimator`, and
+    registers `tensorflow_estimator` (with its common `python.estimator.*` modules,
+    also under the old `tensorflow.python.estimator.*` names) in `sys.modules`.
+    Calling it again does nothing; never touches `tf.keras` (that would fix the
+    Keras version before the program chooses it).
+    """
+    with _lock:
+        if _installed_api and getattr(tf, "estimator", None) is _installed_api["v2"]:
+            return
+        v2_api, v1_api, modules = _build_modules()
+        import tensorflow.python as tf_python  # pylint: disable=import-outside-toplevel
+        _set(tf, "estimator", v2_api)
+        _set(tf.compat.v1, "estimator", v1_api)
+        _set(tf.compat.v2, "estimator", v2_api)
+        _set(tf_python, "estimator", modules["tensorflow.python.estimator"])
+        for name, module in modules.items():
+            _set(sys.modules, name, module)
+        _installed_api.update(v1=v1_api, v2=v2_api)
+        logging.debug("estimator_lib.compat: installed %d legacy module paths.", len(modules))
+
+
+def uninstall() -> None:
+    """Undoes `install()`: the attributes and sys.modules entries it set are restored."""
+    with _lock:
+        while _undo:
+            target, name, previous = _undo.pop()
+            if target is sys.modules:
+                if previous is _MISSING:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = previous
+            elif previous is _MISSING:
+                if hasattr(target, name):
+                    delattr(target, name)
+            else:
+                setattr(target, name, previous)
+        _installed_api.clear()
+
+
+def is_installed() -> bool:
+    """True while `install()`'s surfaces are in place."""
+    return bool(_installed_api) and getattr(tf, "estimator", None) is _installed_api["v2"]

@@ -1,0 +1,160 @@
+"""Building one call's graph: the global step, the input_fn's batch, the model_fn's spec.
+
+Every entry point of the Estimator (train, evaluate, predict, export) builds a fresh
+`tf.Graph` with these pieces; `ModelGraph` holds what they need (the model_fn, its
+params, the RunConfig, the warm-start settings) so the paths can live in their own
+modules.
+"""
+
+import copy
+from typing import Callable, Optional
+
+import tensorflow as tf
+from tensorflow.python.training import training_util
+
+from estimator_lib import _keras_switch
+from estimator_lib import inputs
+from estimator_lib import tf_patches
+from estimator_lib import warm_starting
+from estimator_lib.distribute import strategies
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib.model_fn import canonical_mode
+from estimator_lib.model_fn import model_fn_args
+from estimator_lib.run_config import RunConfig
+from estimator_lib.training import checkpoints
+
+logging = tf.compat.v1.logging
+
+
+class ModelGraph:
+    """The model_fn with its params and config, and the graph-building steps around it."""
+
+    def __init__(self, model_fn: Callable, *, params: dict, config: RunConfig,
+                 session_config: tf.compat.v1.ConfigProto, warm_start_settings=None,
+                 input_fn_caller: Optional[Callable] = None):
+        """`input_fn_caller(input_fn, mode, input_context)` replaces the default call
+        (`Estimator._call_input_fn`, which TPUEstimator overrides as in the original)."""
+        self.model_fn = model_fn
+        self._input_fn_caller = input_fn_caller
+        self._params = params
+        self.config = config
+        self.session_config = session_config
+        self.warm_start_settings = warm_start_settings
+
+    @property
+    def params(self) -> dict:
+        """A copy of the params, as each model_fn and input_fn call receives."""
+        return copy.deepcopy(self._params)
+
+    def start_graph(self, graph: tf.Graph) -> tf.Variable:
+        """Seeds the new graph and creates its global step."""
+        if self.config.tf_random_seed is not None:
+            tf.compat.v1.set_random_seed(self.config.tf_random_seed)
+        global_step = tf.compat.v1.train.create_global_step(graph)
+        # The hooks read the step through this tensor; model_fn's ops depend on it
+        # (see call_model_fn), so a run reads the step before incrementing it.
+        # TensorFlow's own version reads `initialized_value()`, which also evaluates
+        # the initial value: under MultiWorkerMirroredStrategy that is a collective
+        # broadcast, and a read by one worker alone (a chief-only hook) would leave
+        # the workers' collectives out of step, hanging the next training step.
+        # Like TensorFlow's, it reads 0 before initialisation (a Saver built in model_fn
+        # restores under this dependency, before the step exists).
+        with graph.name_scope(None), graph.name_scope(global_step.op.name + "/"):
+            read = tf.compat.v1.cond(
+                tf.compat.v1.is_variable_initialized(global_step),
+                global_step.read_value, lambda: tf.zeros([], global_step.dtype),
+                name="read_for_hooks")
+        graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
+        return global_step
+
+    def session_config_for(self, strategy) -> tf.compat.v1.ConfigProto:
+        """The session's ConfigProto: the strategy's devices and deadlines added."""
+        if strategy is None:
+            return self.session_config
+        return strategies.session_config_for(strategy, self.session_config)
+
+    # ------------------------------------------------------------------ input
+
+    def call_input_fn(self, input_fn: Callable, mode: str, input_context=None):
+        """Calls `input_fn` with the optional arguments it names."""
+        if self._input_fn_caller is not None:
+            return self._input_fn_caller(input_fn, mode, input_context)
+        return self.default_input_fn_call(input_fn, mode, input_context)
+
+    def default_input_fn_call(self, input_fn: Callable, mode: str, input_context=None):
+        return inputs.call_input_fn(input_fn, mode, params=self.params, config=self.config,
+                                    input_context=input_context)
+
+    def input(self, input_fn: Callable, mode: str):
+        """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
+        with tf_patches.large_arrays_fed() as feeds:
+            result = self.call_input_fn(input_fn, mode)
+        if mode == ModeKeys.PREDICT and not inputs.is_dataset(result):
+            logging.warning("Input graph does not use tf.data.Dataset or contain a "
+                            "QueueRunner. That means predict yields forever. This is "
+                            "probably a mistake.")
+        return inputs.parse_input_fn_result(result, feeds)
+
+    def replicated_input(self, strategy, input_fn: Callable, mode: str):
+        """(get_next, input hooks) over the strategy's iterator: per-replica batches.
+
+        As the original: the input_fn batches per replica and is not split.
+        """
+        with tf_patches.large_arrays_fed() as feeds:
+            iterator = strategy.make_input_fn_iterator(
+                lambda input_context: self.call_input_fn(input_fn, mode,
+                                                         input_context=input_context))
+        return (lambda: inputs.split_features_and_labels(iterator.get_next()),
+                [inputs.InputInitializerHook(iterator.initialize, feeds)])
+
+    # --------------------------------------------------------------- model_fn
+
+    def call_model_fn(self, features, labels, mode: str,
+                      config: Optional[RunConfig] = None) -> EstimatorSpec:
+        """Calls the model_fn with the arguments it names; checks it returned a spec."""
+        config = config or self.config
+        args = model_fn_args(self.model_fn)
+        kwargs = {}
+        if "labels" in args:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        if "mode" in args:
+            kwargs["mode"] = canonical_mode(mode)
+        if "params" in args:
+            kwargs["params"] = self.params
+        if "config" in args:
+            kwargs["config"] = config
+        logging.info("Calling model_fn.")
+        step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        try:
+            with tf.control_dependencies([step_read] if step_read is not None else []), \
+                    tf_patches.keras_initializers_seeded(config.tf_random_seed):
+                spec = self.model_fn(features=features, **kwargs)
+        except Exception as e:
+            if _keras_switch.keras3_in_use():
+                raise RuntimeError(_keras_switch.keras3_message(
+                    f"model_fn ({type(e).__name__}: {e})")) from e
+            raise
+        logging.info("Done calling model_fn.")
+        if not isinstance(spec, EstimatorSpec):
+            raise ValueError(
+                f"model_fn should return an EstimatorSpec. Received: {type(spec).__name__} "
+                f"({spec!r:.200}).")
+        return spec
+
+    # ---------------------------------------------------------------- restore
+
+    def prepare_restore_or_warm_start(self, spec: EstimatorSpec,
+                                      checkpoint_path: Optional[str], *,
+                                      verified: bool = False) -> None:
+        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
+        if checkpoint_path:
+            if not verified:
+                checkpoints.require_readable(checkpoint_path)
+            if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
+                    tf.compat.v1.GraphKeys.SAVERS)) == 0:
+                checkpoints.check_compatible(checkpoint_path)
+        elif self.warm_start_settings:
+            warm_starting.apply(self.warm_start_settings)

@@ -1,0 +1,216 @@
+"""TrainSpec, EvalSpec and train_and_evaluate."""
+
+import collections
+import os
+import time
+from typing import Callable, Optional
+
+import tensorflow as tf
+
+from estimator_lib.export import exporters as exporter_lib
+from estimator_lib.model_fn import check_hooks
+from estimator_lib.run_config import TaskType
+
+logging = tf.compat.v1.logging
+
+
+class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks",
+                                                     "saving_listeners"])):
+    """The training half of train_and_evaluate: input, step limit, hooks, listeners."""
+
+    def __new__(cls, input_fn: Callable, max_steps: Optional[int] = None, hooks=None,
+                saving_listeners=None):
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn!r}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        return super().__new__(
+            cls, input_fn=input_fn, max_steps=max_steps,
+            hooks=check_hooks(hooks, "hooks"),
+            saving_listeners=check_hooks(saving_listeners, "saving_listeners",
+                                         tf.compat.v1.train.CheckpointSaverListener))
+
+
+class EvalSpec(collections.namedtuple("EvalSpec", [
+        "input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs",
+        "throttle_secs"])):
+    """The evaluation half of train_and_evaluate: input, steps, exporters, cadence."""
+
+    def __new__(cls, input_fn: Callable, steps: Optional[int] = 100,
+                name: Optional[str] = None, hooks=None, exporters=None,
+                start_delay_secs: float = 120, throttle_secs: float = 600):
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn!r}")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"`name` must be string, given: {name!r}")
+        if start_delay_secs < 0:
+            raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
+        if throttle_secs < 0:
+            raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
+        return super().__new__(
+            cls, input_fn=input_fn, steps=steps, name=name,
+            hooks=check_hooks(hooks, "hooks"),
+            exporters=_validate_exporters(exporters), start_delay_secs=start_delay_secs,
+            throttle_secs=throttle_secs)
+
+
+def _validate_exporters(exporters):
+    if exporters is None:
+        return ()
+    if isinstance(exporters, exporter_lib.Exporter):
+        exporters = [exporters]
+    names = set()
+    for exporter in exporters:
+        if not isinstance(exporter, exporter_lib.Exporter):
+            raise TypeError(f"`exporters` must be an Exporter, an iterable of Exporter, or "
+                            f"`None`, found {exporter!r}.")
+        if not exporter.name or not exporter.name.strip():
+            raise ValueError("An Exporter cannot have a name that is `None` or empty.")
+        if not isinstance(exporter.name, str):
+            raise ValueError(f"An Exporter must have a string name. Given: {exporter.name!r}")
+        if exporter.name in names:
+            raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
+                             f"`None`. {exporter.name} already exists.")
+        names.add(exporter.name)
+    return tuple(exporters)
+
+
+class _Evaluator:
+    """Evaluates a checkpoint and runs the exporters on the result."""
+
+    def __init__(self, estimator, eval_spec, max_training_steps):
+        self._estimator = estimator
+        self._eval_spec = eval_spec
+        self._max_training_steps = max_training_steps
+        self._previous_checkpoint = None
+        self.last_metrics = None
+        self.export_results = []
+
+    def evaluate_and_export(self, checkpoint_path=None):
+        """Returns the metrics, or None when there was no new checkpoint."""
+        checkpoint_path = checkpoint_path or self._estimator.latest_checkpoint()
+        if not checkpoint_path:
+            logging.warning("Estimator is not trained yet. Will start an evaluation when a "
+                            "checkpoint is ready.")
+            return None
+        if checkpoint_path == self._previous_checkpoint:
+            logging.info("Skipping evaluation due to same checkpoint %s as before.",
+                         checkpoint_path)
+            return None
+        spec = self._eval_spec
+        metrics = self._estimator.evaluate(spec.input_fn, steps=spec.steps, name=spec.name,
+                                           checkpoint_path=checkpoint_path, hooks=spec.hooks)
+        is_final = bool(self._max_training_steps
+                        and metrics["global_step"] >= self._max_training_steps)
+        base = os.path.join(tf.compat.as_str_any(self._estimator.model_dir), "export")
+        self.export_results = [
+            exporter.export(estimator=self._estimator,
+                            export_path=os.path.join(base, exporter.name),
+                            checkpoint_path=checkpoint_path, eval_result=metrics,
+                            is_the_final_export=is_final)
+            for exporter in spec.exporters]
+        self._previous_checkpoint = checkpoint_path
+        self.last_metrics = metrics
+        return metrics
+
+
+class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
+    """Evaluates after checkpoint saves, at most every `throttle_secs`, and at the end."""
+
+    def __init__(self, evaluator, throttle_secs):
+        self._evaluator = evaluator
+        self._throttle_secs = throttle_secs
+        self._timer = None
+        self._first = True
+
+    def begin(self):
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=self._throttle_secs)
+        self._first = True
+
+    def after_save(self, session, global_step_value):
+        del session
+        if self._first:  # The checkpoint written when the session starts.
+            self._first = False
+            return False
+        if self._timer.should_trigger_for_step(global_step_value):
+            self._timer.update_last_triggered_step(global_step_value)
+            self._evaluator.evaluate_and_export()
+        else:
+            logging.info("Skip the current checkpoint eval due to throttle secs (%s secs).",
+                         self._throttle_secs)
+        return False
+
+    def end(self, session, global_step_value):
+        del session
+        if global_step_value != self._timer.last_triggered_step():
+            self._evaluator.evaluate_and_export()
+
+
+def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """Trains and evaluates: locally, or in the role TF_CONFIG gives this task.
+
+    Returns (metrics, export_results) of the last evaluation when run locally;
+    None for distributed roles.
+    """
+    if not isinstance(train_spec, TrainSpec):
+        raise TypeError(f"`train_spec` must have type `TrainSpec`. Got: {type(train_spec)}")
+    if not isinstance(eval_spec, EvalSpec):
+        raise TypeError(f"`eval_spec` must have type `EvalSpec`. Got: {type(eval_spec)}")
+    config = estimator.config
+    logging.info("Not using Distribute Coordinator.")  # As the original, which had one.
+    if config.task_type == "local":
+        raise ValueError("`task.type` in TF_CONFIG cannot be `local`. Leaving `cluster` and "
+                         "`task` properties in TF_CONFIG absent triggers train and evaluate "
+                         "`Estimator` locally.")
+    if config.task_type == TaskType.EVALUATOR:
+        return _run_evaluator(estimator, train_spec, eval_spec)
+    if config.cluster_spec.as_dict():
+        return _run_distributed_worker(estimator, train_spec, eval_spec)
+    logging.info("Running training and evaluation locally (non-distributed).")
+    logging.info(
+        "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
+        "Checkpoint frequency is determined based on RunConfig arguments: "
+        "save_checkpoints_steps %s or save_checkpoints_secs %s.",
+        config.save_checkpoints_steps, config.save_checkpoints_secs)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    listener = _EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs)
+    estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
+                    hooks=list(train_spec.hooks),
+                    saving_listeners=list(train_spec.saving_listeners) + [listener])
+    if evaluator.last_metrics is None:
+        # Training was skipped (max_steps reached earlier): evaluate what is there.
+        evaluator.evaluate_and_export()
+    return evaluator.last_metrics, evaluator.export_results
+
+
+def _run_evaluator(estimator, train_spec, eval_spec):
+    """The `evaluator` task: evaluates each new checkpoint until max_steps is reached."""
+    if estimator.config.task_id > 0:
+        raise ValueError("Only one evaluator (task index 0) is supported.")
+    time.sleep(eval_spec.start_delay_secs)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    while True:
+        start = time.time()
+        metrics = evaluator.evaluate_and_export()
+        if metrics is not None and train_spec.max_steps and \
+                metrics["global_step"] >= train_spec.max_steps:
+            logging.info("Exiting evaluation, global_step=%s >= train max_steps=%s",
+                         metrics["global_step"], train_spec.max_steps)
+            return None
+        time.sleep(max(0.0, eval_spec.throttle_secs - (time.time() - start)) or 1.0)
+
+
+def _run_distributed_worker(estimator, train_spec, eval_spec):
+    del eval_spec
+    config = estimator.config
+    if config.task_type == TaskType.PS or config.num_ps_replicas:
+        raise ValueError(
+            "Parameter-server training (a `ps` task in TF_CONFIG) is not supported. Use "
+            "tf.distribute.MultiWorkerMirroredStrategy as train_distribute with a cluster of "
+            "`chief` and `worker` tasks (and optionally an `evaluator`).")
+    estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
+                    hooks=list(train_spec.hooks),
+                    saving_listeners=list(train_spec.saving_listeners))
+    return None

@@ -1,0 +1,126 @@
+"""Which hooks a training run has, in which order, on the chief and on the other tasks.
+
+`plan()` is the one place the hooks of `Estimator.train` are assembled. It builds
+hook objects and reads the config; it runs nothing and adds nothing to the graph
+except the step tensor a steps-per-run loop logs. The order is the original
+Estimator's (MonitoredTrainingSession's): on the task that writes model_dir, the
+chief-only hooks first (checkpoint saver, the model_fn's chief hooks, step counter,
+summary saver), then the hooks every task runs (input initialisers, the caller's
+hooks, the stop hook, NaN check, loss logging, the model_fn's training hooks).
+"""
+
+import dataclasses
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import tensorflow as tf
+
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.run_config import RunConfig
+from estimator_lib.training import checkpoints
+
+logging = tf.compat.v1.logging
+
+_SAVER_HOOK_TYPES = (tf.compat.v1.train.CheckpointSaverHook, checkpoints.EstimatorCheckpointSaverHook)
+
+
+@dataclasses.dataclass(frozen=True)
+class HookPlan:
+    """The ordered hooks of one training run.
+
+    Attributes:
+        chief: What the task that writes model_dir (the chief, or the only task) runs.
+        worker: What every other task runs.
+    """
+    chief: Tuple[tf.compat.v1.train.SessionRunHook, ...]
+    worker: Tuple[tf.compat.v1.train.SessionRunHook, ...]
+
+    def for_task(self, writes: bool) -> List[tf.compat.v1.train.SessionRunHook]:
+        return list(self.chief if writes else self.worker)
+
+    def describe(self) -> str:
+        def names(hooks):
+            return ", ".join(type(h).__name__ for h in hooks) or "none"
+        return f"chief: [{names(self.chief)}]; worker: [{names(self.worker)}]"
+
+
+def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
+         input_hooks: Sequence, user_hooks: Sequence, steps: Optional[int],
+         max_steps: Optional[int], saving_listeners: Sequence, loop=None,
+         save_on_create: bool = True) -> HookPlan:
+    """The hooks of a training run, as the original Estimator assembled them.
+
+    Args:
+        config: The RunConfig: checkpoint, summary and logging cadences, model_dir.
+        spec: The TRAIN EstimatorSpec (loss, training hooks, chief hooks, scaffold).
+        step: The global-step tensor the logging hook reports.
+        input_hooks: The input's hooks (iterator initialisers), run first.
+        user_hooks: The `hooks` given to train().
+        steps, max_steps: train()'s stop condition; a StopAtStepHook when either is set.
+        saving_listeners: CheckpointSaverListeners for the checkpoint saver hook.
+        loop: The steps_loop.TrainLoop when steps_per_run > 1, else None.
+        save_on_create: Whether the checkpoint hook saves when the session starts
+            (off in multi-worker jobs: see checkpoints.EstimatorCheckpointSaverHook).
+
+    Returns:
+        The HookPlan; logged at DEBUG.
+
+    Raises:
+        ValueError: If `saving_listeners` are given but no hook saves checkpoints.
+    """
+    worker: List = list(input_hooks) + list(user_hooks)
+    if steps is not None or max_steps is not None:
+        worker.append(tf.compat.v1.train.StopAtStepHook(steps, max_steps))
+    worker.append(tf.compat.v1.train.NanTensorHook(spec.loss))
+    if config.log_step_count_steps is not None:
+        if loop is not None:
+            worker.append(loop.logging_hook(config.log_step_count_steps))
+        else:
+            worker.append(tf.compat.v1.train.LoggingTensorHook(
+                {"loss": spec.loss, "step": step}, every_n_iter=config.log_step_count_steps))
+    worker.extend(spec.training_hooks)
+    if loop is not None:
+        worker.append(loop.stop_hook(worker + list(spec.training_chief_hooks)))
+
+    chief: List = []
+    saver_hooks = [h for h in worker + list(spec.training_chief_hooks)
+                   if isinstance(h, _SAVER_HOOK_TYPES)]
+    if (config.save_checkpoints_secs or config.save_checkpoints_steps) and not saver_hooks:
+        make_saver_hook = (loop.checkpoint_saver_hook if loop
+                           else checkpoints.EstimatorCheckpointSaverHook)
+        chief.append(make_saver_hook(
+            config.model_dir, save_secs=config.save_checkpoints_secs,
+            save_steps=config.save_checkpoints_steps, scaffold=spec.scaffold,
+            save_graph_def=config.checkpoint_save_graph_def,
+            save_on_create=save_on_create))
+        saver_hooks = chief[:1]
+    if saving_listeners:
+        if not saver_hooks:
+            raise ValueError(
+                "There should be a CheckpointSaverHook to use saving_listeners. Please set "
+                "one of the RunConfig.save_checkpoints_steps or "
+                "RunConfig.save_checkpoints_secs.")
+        # Both our hook and TensorFlow's keep their listeners in `_listeners`.
+        saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
+    chief.extend(spec.training_chief_hooks)
+    chief.extend(_counting_hooks(config, spec, loop))
+    result = HookPlan(chief=tuple(chief + worker), worker=tuple(worker))
+    logging.debug("Training hooks: %s", result.describe())
+    return result
+
+
+def _counting_hooks(config: RunConfig, spec: EstimatorSpec, loop) -> Iterable:
+    """The step counter and summary saver MonitoredTrainingSession adds on the chief."""
+    if loop is not None:  # Its runs make several steps: hooks that count them.
+        return loop.counting_hooks(
+            output_dir=config.model_dir, scaffold=spec.scaffold,
+            save_summary_steps=config.save_summary_steps,
+            log_step_count_steps=config.log_step_count_steps)
+    hooks = []
+    if config.log_step_count_steps and config.log_step_count_steps > 0:
+        hooks.append(tf.compat.v1.train.StepCounterHook(
+            output_dir=config.model_dir, every_n_steps=config.log_step_count_steps))
+    if config.save_summary_steps and config.save_summary_steps > 0:
+        hooks.append(tf.compat.v1.train.SummarySaverHook(
+            scaffold=spec.scaffold, save_steps=config.save_summary_steps,
+            output_dir=config.model_dir))
+    return hooks

@@ -1,0 +1,120 @@
+"""The training session: MonitoredTrainingSession's assembly, resuming from a readable checkpoint."""
+
+from typing import List, Optional
+
+import tensorflow as tf
+
+from estimator_lib import tf_patches
+from estimator_lib.training import checkpoints
+from estimator_lib.distribute.cluster_wait import unreachable_tasks
+
+
+class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
+    """`tf.compat.v1.train.ChiefSessionCreator` whose sessions close in the background."""
+
+    def create_session(self):
+        return tf_patches.close_in_background(super().create_session())
+
+
+def _stopped_task_error(cluster: dict, model_dir: str, cause: str,
+                        advice: str = "") -> RuntimeError:
+    """The error of a multi-worker job that lost a task: which, and how to go on."""
+    missing = unreachable_tasks(cluster)
+    if missing:
+        unreachable = ", ".join(missing)
+    else:
+        unreachable = "none (every task accepts connections: one may be stuck or slow)"
+    return RuntimeError(
+        f"A task of the multi-worker job stopped; {cause}. Unreachable: {unreachable}. "
+        "Restart every task: training resumes from the newest checkpoint "
+        f"({tf.train.latest_checkpoint(model_dir)}).{advice}")
+
+
+class _ResumingSessionCreator(ChiefSessionCreator):
+    """Restores `first_checkpoint`, and on a later re-creation the newest readable one.
+
+    MonitoredSession re-creates the session after an aborted or unavailable run. In a
+    multi-worker job (`cluster` given) that means a task died: the survivors would
+    wait for it forever, so re-creation fails instead, naming the unreachable tasks.
+    """
+
+    def __init__(self, model_dir, first_checkpoint, cluster=None, **kwargs):
+        super().__init__(checkpoint_filename_with_path=first_checkpoint, **kwargs)
+        self._model_dir = model_dir
+        self._cluster = cluster
+        self._created = False
+
+    def create_session(self):
+        if self._created and self._cluster:
+            raise _stopped_task_error(
+                self._cluster, self._model_dir,
+                "the others cannot take another synchronous step without it")
+        if self._created:  # Recovery after an aborted session: look again.
+            self._checkpoint_filename_with_path = checkpoints.newest_readable(self._model_dir)
+        self._created = True
+        return super().create_session()
+
+
+class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):
+    """A MonitoredSession whose runs that time out name the tasks that stopped.
+
+    A task that dies mid-step may leave the others waiting inside a collective op
+    for data it will never send, with no RPC to fail: only a deadline ends that run
+    (`operation_timeout_in_ms`, set by `distribute.session_config_for`, or the
+    strategy's `CommunicationOptions(timeout_seconds=...)`). Its DeadlineExceededError
+    becomes the error a failed re-creation raises, naming the unreachable tasks.
+    """
+
+    def __init__(self, *, cluster: dict, model_dir: str, operation_timeout_ms: int,
+                 **kwargs):
+        self._cluster = cluster
+        self._model_dir = model_dir
+        self._operation_timeout_ms = operation_timeout_ms
+        try:  # Creating the session runs the initial broadcast from the chief.
+            super().__init__(**kwargs)
+        except tf.errors.DeadlineExceededError as e:
+            raise self._timed_out() from e
+
+    def run(self, *args, **kwargs):
+        try:
+            return super().run(*args, **kwargs)
+        except tf.errors.DeadlineExceededError as e:
+            raise self._timed_out() from e
+
+    def _timed_out(self):
+        return _stopped_task_error(
+            self._cluster, self._model_dir,
+            "a run of the training session waited past its deadline (session_config."
+            f"operation_timeout_in_ms={self._operation_timeout_ms})",
+            " If every task is healthy but a run takes longer, raise "
+            "operation_timeout_in_ms in RunConfig(session_config=...).")
+
+
+def _monitored_session(cluster, model_dir, config, **kwargs):
+    if not cluster:
+        return tf.compat.v1.train.MonitoredSession(**kwargs)
+    timeout_ms = config.operation_timeout_in_ms if config is not None else 0
+    return _MultiWorkerSession(cluster=cluster, model_dir=model_dir,
+                               operation_timeout_ms=timeout_ms, **kwargs)
+
+
+def training_session(*, model_dir: str, restore_from: Optional[str], initializes: bool,
+                     scaffold, master: str, config, hooks: List, max_wait_secs: float,
+                     cluster: Optional[dict] = None):
+    """The training MonitoredSession, running `hooks` (from `hook_plan.plan`).
+
+    As `tf.compat.v1.train.MonitoredTrainingSession(is_chief=initializes, ...)`, but it
+    restores `restore_from` (the newest *readable* checkpoint) rather than whatever
+    the checkpoint state file names, and the hooks come planned. In a multi-worker
+    job (`cluster` given) a task that stops ends training with a RuntimeError naming
+    it, whether a run fails with an RPC error or waits past
+    `config.operation_timeout_in_ms`.
+    """
+    if not initializes:
+        creator = tf.compat.v1.train.WorkerSessionCreator(
+            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
+    else:
+        creator = _ResumingSessionCreator(model_dir, restore_from, cluster=cluster,
+                                          scaffold=scaffold, master=master, config=config)
+    return _monitored_session(cluster, model_dir, config, session_creator=creator,
+                              hooks=list(hooks))
