@@ -72,12 +72,23 @@ def write_examples(path, num_examples, seq_length, vocab_size, seed):
             writer.write(example.SerializeToString())
 
 
-def write_init_checkpoint(path, vocab_size, hidden_size, seed=7):
-    """A "pre-trained" checkpoint holding the word embeddings; returns their values."""
-    values = np.random.RandomState(seed).normal(size=(vocab_size, hidden_size)).astype(np.float32)
+def write_init_checkpoint(path, vocab_size, hidden_size, seed=7, with_classifier=True):
+    """A "pre-trained" checkpoint; returns the word embeddings it holds.
+
+    With `with_classifier`, it also holds the classifier's weights, so that every
+    variable starts from known values (runs on different TensorFlow versions then
+    compute the same numbers).
+    """
+    rng = np.random.RandomState(seed)
+    values = rng.normal(size=(vocab_size, hidden_size)).astype(np.float32)
     with tf.Graph().as_default():
         tf.compat.v1.get_variable("bert/embeddings/word_embeddings", initializer=values)
         tf.compat.v1.get_variable("bert/unused_by_classifier", initializer=np.zeros(3, np.float32))
+        if with_classifier:
+            tf.compat.v1.get_variable(
+                "output_weights",
+                initializer=rng.normal(scale=0.1, size=(NUM_LABELS, hidden_size)).astype(np.float32))
+            tf.compat.v1.get_variable("output_bias", initializer=np.zeros(NUM_LABELS, np.float32))
         saver = tf.compat.v1.train.Saver()
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
