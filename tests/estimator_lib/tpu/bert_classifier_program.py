@@ -49,6 +49,11 @@ flags.DEFINE_integer("save_checkpoints_steps", 3, "How often to save a checkpoin
 flags.DEFINE_integer("iterations_per_loop", 2, "Steps per estimator call on TPU.")
 flags.DEFINE_string("master", None, "TensorFlow master URL.")
 flags.DEFINE_integer("num_tpu_cores", 8, "Total TPU cores, when use_tpu.")
+flags.DEFINE_integer(
+    "inter_op_threads", 0,
+    "Session inter-op threads (0: TensorFlow's default). BERT's create_optimizer reads "
+    "global_step for the learning rate unordered with its increment; with 1 thread the "
+    "order, and so the numbers, are the same from run to run.")
 
 NUM_LABELS = 2
 
@@ -81,6 +86,7 @@ def write_init_checkpoint(path, vocab_size, hidden_size, seed=7, with_classifier
     """
     rng = np.random.RandomState(seed)
     values = rng.normal(size=(vocab_size, hidden_size)).astype(np.float32)
+    tf.io.gfile.makedirs(os.path.dirname(path))
     with tf.Graph().as_default():
         tf.compat.v1.get_variable("bert/embeddings/word_embeddings", initializer=values)
         tf.compat.v1.get_variable("bert/unused_by_classifier", initializer=np.zeros(3, np.float32))
@@ -348,6 +354,9 @@ def main(_):
         model_dir=FLAGS.output_dir,
         save_checkpoints_steps=FLAGS.save_checkpoints_steps,
         tf_random_seed=1,
+        session_config=(tf.compat.v1.ConfigProto(
+            allow_soft_placement=True, inter_op_parallelism_threads=FLAGS.inter_op_threads)
+            if FLAGS.inter_op_threads else None),
         tpu_config=tpu.TPUConfig(
             iterations_per_loop=FLAGS.iterations_per_loop,
             num_shards=FLAGS.num_tpu_cores,
