@@ -249,10 +249,11 @@ class TPUEstimator(estimator_lib.Estimator):
             kwargs["mode"] = mode
         if "input_context" in args:
             kwargs["input_context"] = input_context
+        with tf.device("/device:CPU:0"):
+            result = input_fn(**kwargs)
         # export_saved_model calls no input_fn: the model_fn tells the modes apart by this.
         self._input_fn_invoked = True
-        with tf.device("/device:CPU:0"):
-            return input_fn(**kwargs)
+        return result
 
     # -------------------------------------------------------------- model_fn
 

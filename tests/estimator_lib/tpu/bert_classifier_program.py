@@ -91,9 +91,8 @@ def write_init_checkpoint(path, vocab_size, hidden_size, seed=7, with_classifier
         tf.compat.v1.get_variable("bert/embeddings/word_embeddings", initializer=values)
         tf.compat.v1.get_variable("bert/unused_by_classifier", initializer=np.zeros(3, np.float32))
         if with_classifier:
-            tf.compat.v1.get_variable(
-                "output_weights",
-                initializer=rng.normal(scale=0.1, size=(NUM_LABELS, hidden_size)).astype(np.float32))
+            weights = rng.normal(scale=0.1, size=(NUM_LABELS, hidden_size)).astype(np.float32)
+            tf.compat.v1.get_variable("output_weights", initializer=weights)
             tf.compat.v1.get_variable("output_bias", initializer=np.zeros(NUM_LABELS, np.float32))
         saver = tf.compat.v1.train.Saver()
         with tf.compat.v1.Session() as sess:

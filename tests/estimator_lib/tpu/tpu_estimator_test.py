@@ -94,7 +94,8 @@ class _Base(tf.test.TestCase):
         train, eval_, predict = batch_sizes
         return tpu.TPUEstimator(
             model_fn=model_fn or _make_model_fn(), config=config, params=params,
-            use_tpu=use_tpu, train_batch_size=train, eval_batch_size=eval_, predict_batch_size=predict)
+            use_tpu=use_tpu, train_batch_size=train, eval_batch_size=eval_,
+            predict_batch_size=predict)
 
 
 class ParamsTest(_Base):
@@ -293,6 +294,17 @@ class TrainingTest(_Base):
         self.assertTrue([m for m in messages if "num_shards==1 is an unsupported" in m])
 
 
+class TrainAndEvaluateTest(_Base):
+
+    def test_train_and_evaluate(self):
+        est = self._estimator(save_checkpoints_steps=2)
+        metrics, _ = estimator_lib.train_and_evaluate(
+            est, estimator_lib.TrainSpec(_train_input_fn, max_steps=4),
+            estimator_lib.EvalSpec(_input_fn, steps=2, throttle_secs=0))
+        self.assertEqual(4, metrics["global_step"])
+        self.assertIn("mean_logit", metrics)
+
+
 class UseTpuTest(_Base):
 
     def test_train_and_predict_need_use_tpu_false(self):
@@ -338,7 +350,8 @@ class UseTpuTest(_Base):
         tpu.TPUEstimator(model_fn=model_fn, config=config, use_tpu=False)
 
     def test_embedding_config_spec_names_the_alternative(self):
-        spec = tpu.experimental.EmbeddingConfigSpec(feature_columns=[], optimization_parameters=None)
+        spec = tpu.experimental.EmbeddingConfigSpec(feature_columns=[],
+                                                    optimization_parameters=None)
         with self.assertRaisesRegex(ValueError, "embedding_config_spec.*not supported.*"
                                     "embedding_column"):
             tpu.TPUEstimator(model_fn=_make_model_fn(), use_tpu=False, embedding_config_spec=spec,
