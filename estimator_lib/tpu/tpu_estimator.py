@@ -20,6 +20,7 @@ train, predict and TPU evaluation raise an error saying to pass `use_tpu=False`.
 
 import enum
 import math
+import weakref
 from typing import Callable, Optional
 
 import tensorflow as tf
@@ -100,6 +101,14 @@ def _add_to_params(params, key, value):
             params.add_hparam(key, value)
     else:
         params[key] = value
+
+
+def _outermost_graph():
+    """The default graph, or the graph holding it (a loop body's FuncGraph)."""
+    graph = tf.compat.v1.get_default_graph()
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
 
 
 def _verify_user_model_fn(model_fn, params):
@@ -192,7 +201,7 @@ class TPUEstimator(estimator_lib.Estimator):
         self._export_to_tpu = export_to_tpu
         self._export_to_cpu = export_to_cpu
         self._export_saved_model_api_version = export_saved_model_api_version
-        self._input_fn_invoked = False
+        self._input_fn_graph = None
 
         # The step rates are logged by ExamplesPerSecondHook instead of the
         # Estimator's `loss = ..` and step counter hooks, every
@@ -251,16 +260,17 @@ class TPUEstimator(estimator_lib.Estimator):
             kwargs["input_context"] = input_context
         with tf.device("/device:CPU:0"):
             result = input_fn(**kwargs)
-        # export_saved_model calls no input_fn: the model_fn tells the modes apart by this.
-        self._input_fn_invoked = True
+        # export_saved_model calls no input_fn: a model_fn built in another graph than
+        # the last input_fn's (every replica's, under a strategy) is exporting.
+        self._input_fn_graph = weakref.ref(_outermost_graph())
         return result
 
     # -------------------------------------------------------------- model_fn
 
     def _tpu_model_fn(self, features, labels, mode, config, params):
         """The Estimator's model_fn: the user's, with TPUEstimator's params and spec."""
-        is_export = not self._input_fn_invoked
-        self._input_fn_invoked = False
+        input_fn_graph = self._input_fn_graph and self._input_fn_graph()
+        is_export = input_fn_graph is not _outermost_graph()
         if is_export and not self._export_to_cpu:
             raise ValueError(
                 "TPUEstimator(export_to_cpu=False) exports nothing here: estimator_lib "

