@@ -145,8 +145,9 @@ class TPUEstimator(estimator_lib.Estimator):
         predict_batch_size: `params["batch_size"]` in PREDICT.
         batch_axis: TPU sharding axes; unused on CPU/GPU.
         eval_on_tpu: False evaluates on CPU/GPU also when use_tpu=True.
-        export_to_tpu: Whether the original also exported a MetaGraph for TPU serving
-            (tags serve, tpu); none is written here (see docs in the report).
+        export_to_tpu: The original then also wrote a MetaGraph for TPU serving (tags
+            serve, tpu), which only a TPU can run; none is written here (one INFO line
+            says so), the CPU MetaGraph (tags serve) is.
         export_to_cpu: Export the CPU MetaGraph (tags serve).
         warm_start_from: As Estimator's.
         embedding_config_spec: Must be None (TPU embeddings need a TPU).
