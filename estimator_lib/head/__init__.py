@@ -25,3 +25,7 @@ from estimator_lib.head.base_head import Head
 from estimator_lib.head.binary_class_head import BinaryClassHead
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
+from estimator_lib.head.multi_class_head import MultiClassHead
+from estimator_lib.head.regression_head import LogisticRegressionHead
+from estimator_lib.head.regression_head import PoissonRegressionHead
+from estimator_lib.head.regression_head import RegressionHead
