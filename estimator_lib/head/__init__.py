@@ -29,3 +29,4 @@ from estimator_lib.head.multi_class_head import MultiClassHead
 from estimator_lib.head.regression_head import LogisticRegressionHead
 from estimator_lib.head.regression_head import PoissonRegressionHead
 from estimator_lib.head.regression_head import RegressionHead
+from estimator_lib.head.multi_label_head import MultiLabelHead
