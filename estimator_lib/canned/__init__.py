@@ -1,0 +1,14 @@
+"""The canned estimators of tf.estimator / tf.compat.v1.estimator, re-provided.
+
+`*V2` classes are tf.estimator.* (v2 feature columns, tf_keras legacy
+optimizers, loss reduced with SUM_OVER_BATCH_SIZE); the classes without the
+suffix are tf.compat.v1.estimator.* (v1 columns and optimizers, SUM), as in the
+original's modules `dnn`, `linear`, `dnn_linear_combined` and `baseline`.
+"""
+
+from estimator_lib.canned.dnn import DNNClassifier
+from estimator_lib.canned.dnn import DNNClassifierV2
+from estimator_lib.canned.dnn import DNNEstimator
+from estimator_lib.canned.dnn import DNNEstimatorV2
+from estimator_lib.canned.dnn import DNNRegressor
+from estimator_lib.canned.dnn import DNNRegressorV2
