@@ -30,3 +30,7 @@ from estimator_lib.head.regression_head import LogisticRegressionHead
 from estimator_lib.head.regression_head import PoissonRegressionHead
 from estimator_lib.head.regression_head import RegressionHead
 from estimator_lib.head.multi_label_head import MultiLabelHead
+from estimator_lib.head.multi_head import MultiHead
+from estimator_lib.head.head_utils import binary_or_multi_class_head
+from estimator_lib.head.parsing import classifier_parse_example_spec
+from estimator_lib.head.parsing import regressor_parse_example_spec
