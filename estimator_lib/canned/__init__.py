@@ -12,3 +12,9 @@ from estimator_lib.canned.dnn import DNNEstimator
 from estimator_lib.canned.dnn import DNNEstimatorV2
 from estimator_lib.canned.dnn import DNNRegressor
 from estimator_lib.canned.dnn import DNNRegressorV2
+from estimator_lib.canned.linear import LinearClassifier
+from estimator_lib.canned.linear import LinearClassifierV2
+from estimator_lib.canned.linear import LinearEstimator
+from estimator_lib.canned.linear import LinearEstimatorV2
+from estimator_lib.canned.linear import LinearRegressor
+from estimator_lib.canned.linear import LinearRegressorV2
