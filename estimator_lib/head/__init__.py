@@ -34,3 +34,10 @@ from estimator_lib.head.multi_head import MultiHead
 from estimator_lib.head.head_utils import binary_or_multi_class_head
 from estimator_lib.head.parsing import classifier_parse_example_spec
 from estimator_lib.head.parsing import regressor_parse_example_spec
+from estimator_lib.head.v1_head import LossSpec
+from estimator_lib.head.v1_head import V1Head
+from estimator_lib.head.v1_heads import BinaryLogisticHeadV1
+from estimator_lib.head.v1_heads import make_v1_head
+from estimator_lib.head.v1_heads import make_v1_regression_head
+from estimator_lib.head.v1_heads import MultiClassHeadV1
+from estimator_lib.head.v1_heads import RegressionHeadV1
