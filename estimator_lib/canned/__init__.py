@@ -18,3 +18,9 @@ from estimator_lib.canned.linear import LinearEstimator
 from estimator_lib.canned.linear import LinearEstimatorV2
 from estimator_lib.canned.linear import LinearRegressor
 from estimator_lib.canned.linear import LinearRegressorV2
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedClassifier
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedClassifierV2
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedEstimator
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedEstimatorV2
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedRegressor
+from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedRegressorV2

@@ -159,21 +159,29 @@ class KerasOptimizerArg:
             except Exception:  # pylint: disable=broad-except
                 self._config = None  # A subclass without a usable config: one graph only.
 
-    def for_graph(self):
-        """The optimizer for the current graph, its `iterations` set to the global step."""
+    def for_graph(self, *, bind_global_step: bool = True):
+        """The optimizer for the current graph.
+
+        Args:
+            bind_global_step: Make its `iterations` the global step (so applying
+                it advances the step), as the original did for one optimizer.
+        """
         opt = get_optimizer_instance_v2(self.opt, learning_rate=self._learning_rate)
-        if getattr(opt, "_iterations", None) is not None and self._config is not None \
-                and opt is self.opt:
+        used = (getattr(opt, "_iterations", None) is not None
+                or getattr(opt, "_hypers_created", False))
+        if used and opt is self.opt and self._config is not None:
             opt = type(opt).from_config(dict(self._config))
-        opt.iterations = tf.compat.v1.train.get_or_create_global_step()
+        if bind_global_step:
+            opt.iterations = tf.compat.v1.train.get_or_create_global_step()
         return opt
 
     def __repr__(self):
         return f"KerasOptimizerArg({self.opt!r})"
 
 
-def keras_optimizer_for_graph(opt, *, learning_rate: Optional[float] = None):
+def keras_optimizer_for_graph(opt, *, learning_rate: Optional[float] = None,
+                              bind_global_step: bool = True):
     """An optimizer (or KerasOptimizerArg) made ready for this graph: see KerasOptimizerArg."""
     if not isinstance(opt, KerasOptimizerArg):
         opt = KerasOptimizerArg(opt, learning_rate=learning_rate)
-    return opt.for_graph()
+    return opt.for_graph(bind_global_step=bind_global_step)
