@@ -24,3 +24,9 @@ from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedEstimator
 from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedEstimatorV2
 from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedRegressor
 from estimator_lib.canned.dnn_linear_combined import DNNLinearCombinedRegressorV2
+from estimator_lib.canned.baseline import BaselineClassifier
+from estimator_lib.canned.baseline import BaselineClassifierV2
+from estimator_lib.canned.baseline import BaselineEstimator
+from estimator_lib.canned.baseline import BaselineEstimatorV2
+from estimator_lib.canned.baseline import BaselineRegressor
+from estimator_lib.canned.baseline import BaselineRegressorV2

@@ -21,6 +21,7 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
+from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -118,8 +119,9 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
             input_layer_partitioner=input_partitioner, batch_norm=batch_norm)(features, mode)
         # Inside the scope, as the original: its slot variables are saved as
         # `<variable>/t_0/Adagrad` (a quirk that checkpoints carry).
-        return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
+    return savers.with_partition_aware_saver(spec, config)
 
 
 # ---------------------------------------------------------------------------- v2

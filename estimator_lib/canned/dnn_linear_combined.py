@@ -17,6 +17,7 @@ from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
+from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -160,8 +161,9 @@ def _dnn_linear_combined_model_fn(
         with tf.control_dependencies([tf.group(*train_ops)]):
             return tf.compat.v1.assign_add(tf.compat.v1.train.get_global_step(), 1).op
 
-    return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+    spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                       train_op_fn=_train_op_fn, logits=logits)
+    return savers.with_partition_aware_saver(spec, config)
 
 
 def _combined_args(linear_feature_columns, dnn_feature_columns, dnn_hidden_units,

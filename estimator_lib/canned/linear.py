@@ -22,6 +22,7 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
+from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -262,8 +263,9 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
             optimizer or tf.compat.v1.train.FtrlOptimizer(
                 learning_rate=default_learning_rate(len(feature_columns))),
             learning_rate=_LEARNING_RATE)
-        return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
+    return savers.with_partition_aware_saver(spec, config)
 
 
 # ---------------------------------------------------------------------------- classes
