@@ -32,6 +32,9 @@ def run_spec(head, mode, logits, labels=None, features=None, **kwargs):
     with graph.as_default():
         global_step = tf.compat.v1.train.get_or_create_global_step()
         features = {k: tf.constant(v) for k, v in (features or {"x": LOGITS_1}).items()}
+        if kwargs.get("regularization_losses") is not None:  # floats, made here in the graph
+            kwargs["regularization_losses"] = [
+                tf.constant(v, tf.float32) for v in kwargs["regularization_losses"]]
         spec = head.create_estimator_spec(
             features=features, mode=mode, logits=tf.constant(logits),
             labels=None if labels is None else _labels(labels), **kwargs)
