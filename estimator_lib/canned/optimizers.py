@@ -89,7 +89,7 @@ def to_legacy_if_new(opt):
             "Converting %s to tf.keras.optimizers.legacy.%s: the Estimator runs "
             "graph-mode training, which takes legacy Keras optimizers.",
             type(opt).__name__, type(opt).__name__)
-        return tf_keras.optimizers.convert_to_legacy_optimizer(opt)
+        return tf_keras.__internal__.optimizers.convert_to_legacy_optimizer(opt)
     return opt
 
 

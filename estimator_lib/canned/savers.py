@@ -28,6 +28,6 @@ def with_partition_aware_saver(spec, config):
         max_to_keep=config.keep_checkpoint_max if config else 5,
         keep_checkpoint_every_n_hours=(config.keep_checkpoint_every_n_hours if config
                                        else 10000),
-        defer_build=True, save_relative_paths=True)
+        save_relative_paths=True)  # Built now: export restores with it unfinalized.
     return spec._replace(scaffold=tf.compat.v1.train.Scaffold(
         saver=saver, copy_from_scaffold=scaffold))
