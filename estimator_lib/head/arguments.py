@@ -111,18 +111,18 @@ def call_loss_fn(loss_fn: Callable, labels: tf.Tensor, logits: tf.Tensor,
                 raise ValueError(message, "logits_shape: ", logits_shape,
                                  "loss_shape: ", loss_shape)
             return unweighted_loss
-        unweighted_loss = tf.convert_to_tensor(unweighted_loss)
-        loss_rank, logits_rank = unweighted_loss.shape.rank, logits.shape.rank
-        if loss_rank is not None and logits_rank is not None and loss_rank != logits_rank:
-            # Shapes of different lengths cannot be compared element-wise at run time.
-            raise ValueError(
-                f"{message}logits_shape: {logits.shape}, loss_shape: {unweighted_loss.shape}.")
         logits_shape = tf.compat.v1.shape(logits, name="logits_shape")
         expected = tf.concat([logits_shape[:-1], [expected_loss_dim]], axis=0,
                              name="expected_loss_shape")
         loss_shape = tf.compat.v1.shape(unweighted_loss, name="loss_shape")
+        # Shapes of different ranks compare unequal (instead of broadcasting, or failing
+        # to broadcast, the two shape vectors).
+        same_shape = tf.logical_and(
+            tf.equal(tf.size(loss_shape), tf.size(expected)),
+            tf.reduce_all(tf.raw_ops.Equal(x=loss_shape, y=expected,
+                                           incompatible_shape_error=False)))
         check = tf.debugging.Assert(
-            tf.reduce_all(tf.equal(loss_shape, expected)),
+            same_shape,
             data=[message, "logits_shape: ", logits_shape, "loss_shape: ", loss_shape],
             name="check_loss_shape")
         with tf.control_dependencies([check]):

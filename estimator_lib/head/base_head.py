@@ -199,6 +199,7 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
             head_name=head.name, optimizer=optimizer, train_op_fn=train_op_fn,
             update_ops=update_ops, trainable_variables=trainable_variables,
             regularized_training_loss=loss, loss_reduction=head.loss_reduction)
-    create_estimator_spec_summary(loss, regularization_losses, head._summary_key)  # pylint: disable=protected-access
+    summary_key = head._summary_key  # pylint: disable=protected-access
+    create_estimator_spec_summary(loss, regularization_losses, summary_key)
     return estimator_lib.EstimatorSpec(
         mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)

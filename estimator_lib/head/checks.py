@@ -144,7 +144,9 @@ def _weights_tensor(features: Mapping, weight_column) -> tf.Tensor:
         raise TypeError(
             "Weight column must be either a string or NumericColumn. "
             f"Given type: {type(weight_column)}.")
-    weights = weight_column._get_dense_tensor(_LazyBuilder(features))  # pylint: disable=protected-access
+    # The v1 column API reads (and transforms) the raw feature, as the original did.
+    builder = _LazyBuilder(features)
+    weights = weight_column._get_dense_tensor(builder)  # pylint: disable=protected-access
     if not (weights.dtype.is_floating or weights.dtype.is_integer):
         raise ValueError(
             f"Weight column should be castable to float. Given dtype: {weights.dtype}")

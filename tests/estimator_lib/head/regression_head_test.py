@@ -61,7 +61,7 @@ class RegressionHeadTest(tf.test.TestCase):
 
     def test_custom_loss_fn_shape_is_checked(self):
         head = RegressionHead(loss_fn=lambda labels, logits: tf.reduce_sum(labels - logits))
-        with self.assertRaisesRegex(ValueError, "loss_fn must return Tensor of shape"):
+        with self.assertRaisesOpError("loss_fn must return Tensor of shape"):
             testing.run_spec(head, ModeKeys.EVAL, LOGITS_1, LOGITS_1)
         head = RegressionHead(loss_fn=lambda labels, logits: (labels - logits)[:2])
         with self.assertRaisesOpError("loss_fn must return Tensor of shape"):
