@@ -113,6 +113,11 @@ class BinaryClassHeadTest(tf.test.TestCase):
                              optimizer=tf.compat.v1.train.GradientDescentOptimizer(0.1),
                              trainable_variables=[])
 
+    def test_keras_optimizer_without_get_updates_names_the_legacy_one(self):
+        with self.assertRaisesRegex(ValueError, "tf.keras.optimizers.legacy"):
+            testing.run_spec(BinaryClassHead(), ModeKeys.TRAIN, LOGITS_1, LABELS_01,
+                             optimizer=tf.keras.optimizers.SGD(0.1), trainable_variables=[])
+
     def test_bad_arguments(self):
         with self.assertRaisesRegex(ValueError, r"thresholds not in \(0, 1\)"):
             BinaryClassHead(thresholds=[0.5, 1.0])
