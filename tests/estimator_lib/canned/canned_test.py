@@ -181,6 +181,21 @@ class OptimizerTest(tf.test.TestCase):
         self.assertEqual(2, est.get_variable_value("global_step"))
 
 
+class WarmStartTest(tf.test.TestCase):
+
+    def test_warm_starts_from_the_originals_model_dir(self):
+        source = os.path.join(fixtures.DATA, "tf215_canned_dnn_classifier_v2")
+        x, _, emb = fixtures.columns()
+        est = canned.DNNClassifierV2(
+            [4], [x, emb], optimizer=tf_keras.optimizers.legacy.SGD(1e-12),
+            warm_start_from=source, model_dir=os.path.join(self.get_temp_dir(), "warm"))
+        est.train(fixtures.input_fn(False, repeat=True), steps=1)
+        for name in ("dnn/hiddenlayer_0/kernel", "dnn/logits/bias"):
+            self.assertAllClose(tf.train.load_variable(source, name),
+                                est.get_variable_value(name), atol=1e-6)
+        self.assertEqual(1, est.get_variable_value("global_step"))
+
+
 class MirroredStrategyTest(tf.test.TestCase, parameterized.TestCase):
 
     @parameterized.parameters(*fixtures.NAMES)
