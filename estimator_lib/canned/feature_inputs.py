@@ -9,8 +9,10 @@ from typing import Iterable, List, Mapping, Sequence
 
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.feature_column import feature_column as fc_v1  # pylint: disable=g-direct-tensorflow-import
-from tensorflow.python.feature_column import feature_column_lib  # pylint: disable=g-direct-tensorflow-import
+# pylint: disable=g-direct-tensorflow-import
+from tensorflow.python.feature_column import feature_column as fc_v1
+from tensorflow.python.feature_column import feature_column_lib
+# pylint: enable=g-direct-tensorflow-import
 
 V1_COLUMN_IN_V2_ESTIMATOR = (
     "Received a feature column from TensorFlow v1, but this is a TensorFlow v2 "

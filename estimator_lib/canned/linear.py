@@ -14,8 +14,10 @@ import tensorflow as tf
 import tf_keras
 # TensorFlow's own feature-column helpers (weighted sums, column state): the
 # linear model is built on them as tf.compat.v1.feature_column.linear_model is.
-from tensorflow.python.feature_column import feature_column_v2 as fc_v2  # pylint: disable=g-direct-tensorflow-import
-from tensorflow.python.ops import variable_scope  # pylint: disable=g-direct-tensorflow-import
+# pylint: disable=g-direct-tensorflow-import,protected-access
+from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+from tensorflow.python.feature_column import serialization
+from tensorflow.python.ops import variable_scope
 
 import estimator_lib
 from estimator_lib.canned import args as canned_args
@@ -25,6 +27,14 @@ from estimator_lib.canned import optimizers
 from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
+
+_normalize_columns = fc_v2._normalize_feature_columns
+_scope_name = fc_v2._sanitize_column_name_for_variable_scope
+_weighted_sum = fc_v2._create_weighted_sum
+_check_batch_sizes = fc_v2._verify_static_batch_size_equality
+_pure_variable_scope = variable_scope._pure_variable_scope
+_StateManager = fc_v2._StateManagerImpl
+# pylint: enable=g-direct-tensorflow-import,protected-access
 
 # The original's learning rate for a name given without one, and the cap of
 # the default Ftrl's 1/sqrt(number of columns).
@@ -73,7 +83,7 @@ class _LinearModelLayer(tf_keras.layers.Layer):
     def __init__(self, feature_columns, units=1, sparse_combiner="sum", trainable=True,
                  name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        self._feature_columns = fc_v2._normalize_feature_columns(feature_columns)  # pylint: disable=protected-access
+        self._feature_columns = _normalize_columns(feature_columns)
         for column in self._feature_columns:
             if not isinstance(column, (tf.compat.v2.__internal__.feature_column.DenseColumn,
                                        fc_v2.CategoricalColumn)):
@@ -81,17 +91,16 @@ class _LinearModelLayer(tf_keras.layers.Layer):
                                  f"CategoricalColumn. Given: {column}")
         self._units = units
         self._sparse_combiner = sparse_combiner
-        self._state_manager = fc_v2._StateManagerImpl(self, self.trainable)  # pylint: disable=protected-access
+        self._state_manager = _StateManager(self, self.trainable)
         self.bias = None
 
     def build(self, _):
         # get_variable under the layer's variable scope: the names are
         # <name>/<column>/weights and <name>/bias_weights, and a partitioner of
         # an enclosing scope applies (v1 estimators).
-        with variable_scope._pure_variable_scope(self.name):  # pylint: disable=protected-access
+        with _pure_variable_scope(self.name):
             for column in self._feature_columns:
-                with variable_scope._pure_variable_scope(  # pylint: disable=protected-access
-                        fc_v2._sanitize_column_name_for_variable_scope(column.name)):  # pylint: disable=protected-access
+                with _pure_variable_scope(_scope_name(column.name)):
                     column.create_state(self._state_manager)
                     if isinstance(column, fc_v2.CategoricalColumn):
                         rows = column.num_buckets
@@ -113,18 +122,17 @@ class _LinearModelLayer(tf_keras.layers.Layer):
             cache = tf.compat.v2.__internal__.feature_column.FeatureTransformationCache(features)
             sums = []
             for column in self._feature_columns:
-                with tf.name_scope(fc_v2._sanitize_column_name_for_variable_scope(column.name)):  # pylint: disable=protected-access
-                    sums.append(fc_v2._create_weighted_sum(  # pylint: disable=protected-access
+                with tf.name_scope(_scope_name(column.name)):
+                    sums.append(_weighted_sum(
                         column=column, transformation_cache=cache,
                         state_manager=self._state_manager,
                         sparse_combiner=self._sparse_combiner,
                         weight_var=self._state_manager.get_variable(column, "weights")))
-            fc_v2._verify_static_batch_size_equality(sums, self._feature_columns)  # pylint: disable=protected-access
+            _check_batch_sizes(sums, self._feature_columns)
             no_bias = tf.math.add_n(sums, name="weighted_sum_no_bias")
             return tf.nn.bias_add(no_bias, self.bias, name="weighted_sum")
 
     def get_config(self):
-        from tensorflow.python.feature_column import serialization  # pylint: disable=g-import-not-at-top,g-direct-tensorflow-import
         config = dict(super().get_config())
         config.update(feature_columns=serialization.serialize_feature_columns(
             self._feature_columns), units=self._units, sparse_combiner=self._sparse_combiner)
@@ -132,7 +140,6 @@ class _LinearModelLayer(tf_keras.layers.Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        from tensorflow.python.feature_column import serialization  # pylint: disable=g-import-not-at-top,g-direct-tensorflow-import
         config = dict(config)
         columns = serialization.deserialize_feature_columns(
             config.pop("feature_columns"), custom_objects=custom_objects)

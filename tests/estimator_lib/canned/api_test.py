@@ -78,9 +78,12 @@ class ApiTest(tf.test.TestCase):
             self.assertEqual(expected, params, msg=name)
 
     def test_defaults(self):
-        sig = lambda name: inspect.signature(getattr(canned, name).__init__).parameters  # noqa: E731
+        def sig(name):
+            return inspect.signature(getattr(canned, name).__init__).parameters
+
         self.assertEqual("weighted_sum", sig("DNNClassifier")["loss_reduction"].default)
-        self.assertEqual("sum_over_batch_size", sig("DNNClassifierV2")["loss_reduction"].default)
+        self.assertEqual("sum_over_batch_size",
+                         sig("DNNClassifierV2")["loss_reduction"].default)
         self.assertEqual("Adagrad", sig("DNNRegressorV2")["optimizer"].default)
         self.assertEqual("Ftrl", sig("LinearClassifier")["optimizer"].default)
         self.assertEqual("Ftrl", sig("BaselineRegressorV2")["optimizer"].default)

@@ -1,4 +1,4 @@
-"""Canned estimators: argument errors, bad input, export signatures, optimizers, MirroredStrategy."""
+"""Canned estimators: argument errors, bad input, export, optimizers, MirroredStrategy."""
 
 import os
 

@@ -50,15 +50,18 @@ def columns():
 def spec(name):
     x, cat, emb = columns()
     return {
-        "dnn_classifier_v2": (canned.DNNClassifierV2, dict(hidden_units=[4], feature_columns=[x, emb])),
-        "dnn_classifier_v1": (canned.DNNClassifier, dict(hidden_units=[4], feature_columns=[x, emb])),
+        "dnn_classifier_v2": (canned.DNNClassifierV2, dict(hidden_units=[4],
+                                                           feature_columns=[x, emb])),
+        "dnn_classifier_v1": (canned.DNNClassifier, dict(hidden_units=[4],
+                                                         feature_columns=[x, emb])),
         "linear_classifier_v2": (canned.LinearClassifierV2, dict(feature_columns=[x, cat])),
         "linear_classifier_v1": (canned.LinearClassifier, dict(feature_columns=[x, cat])),
         "dnn_linear_combined_classifier_v2": (canned.DNNLinearCombinedClassifierV2, dict(
             linear_feature_columns=[cat], dnn_feature_columns=[x, emb], dnn_hidden_units=[4])),
         "dnn_linear_combined_classifier_v1": (canned.DNNLinearCombinedClassifier, dict(
             linear_feature_columns=[cat], dnn_feature_columns=[x, emb], dnn_hidden_units=[4])),
-        "dnn_regressor_v2": (canned.DNNRegressorV2, dict(hidden_units=[4], feature_columns=[x, emb])),
+        "dnn_regressor_v2": (canned.DNNRegressorV2, dict(hidden_units=[4],
+                                                         feature_columns=[x, emb])),
         "linear_regressor_v1": (canned.LinearRegressor, dict(feature_columns=[x, cat])),
         "baseline_classifier_v1": (canned.BaselineClassifier, dict()),
     }[name]
