@@ -1,0 +1,206 @@
+"""Canned estimators against Keras fit and the original, on a census-shaped input.
+
+DNNClassifier and LinearClassifier (v2, tf.estimator.*) over numeric,
+bucketized, vocabulary, hashed, crossed and embedding columns; batch 256;
+`--steps` steps (2,000); one CPU device. Compared, in interleaved fresh
+processes (A B C ... A B C ...):
+
+    estimator_lib   estimator_lib.canned.{DNN,Linear}ClassifierV2 (TF 2.21)
+    keras_fit       a tf_keras Model of the same layers (DenseFeatures + Dense),
+                    Model.fit on the same tf.data input (TF 2.21)
+    original        tf.estimator.{DNN,Linear}Classifier (TF 2.15, --original_python)
+
+Per process: median and range of the steady per-step time (first 50 steps left
+out, from timestamps taken inside the framework), the time from process launch
+to the first step's end, and to process exit. Prints a markdown table.
+
+    python bench/canned.py --repeats=3 --original_python=/tmp/tf215/bin/python
+    python bench/canned.py --one=estimator_lib --model=dnn   # (internal) one run
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(_HERE)
+BATCH = 256
+WARM = 50
+N_EXAMPLES = 32768
+
+
+def _data():
+    import numpy as np  # pylint: disable=g-import-not-at-top
+    rng = np.random.RandomState(0)
+    n = N_EXAMPLES
+    edu = np.array([f"edu{i}" for i in range(16)])
+    occ = np.array([f"occ{i}" for i in range(300)])
+    country = np.array([f"c{i}" for i in range(40)])
+    features = {
+        "age": rng.randint(17, 90, size=(n, 1)).astype(np.float32),
+        "hours_per_week": rng.randint(1, 99, size=(n, 1)).astype(np.float32),
+        "education_num": rng.randint(1, 16, size=(n, 1)).astype(np.float32),
+        "education": edu[rng.randint(0, 16, size=(n, 1))],
+        "occupation": occ[rng.randint(0, 300, size=(n, 1))],
+        "native_country": country[rng.randint(0, 40, size=(n, 1))],
+    }
+    labels = (features["age"] + 2 * features["education_num"] > 60).astype(np.int64)
+    return features, labels
+
+
+def _columns(tf):
+    fc = tf.feature_column
+    age = fc.numeric_column("age")
+    hours = fc.numeric_column("hours_per_week")
+    edu_num = fc.numeric_column("education_num")
+    age_b = fc.bucketized_column(age, [18, 25, 30, 35, 40, 45, 50, 55, 60, 65])
+    edu = fc.categorical_column_with_vocabulary_list("education", [f"edu{i}" for i in range(16)])
+    occ = fc.categorical_column_with_hash_bucket("occupation", 1000)
+    country = fc.categorical_column_with_hash_bucket("native_country", 100)
+    crossed = fc.crossed_column(["education", "occupation"], 1000)
+    age_edu = fc.crossed_column([age_b, "education"], 1000)
+    wide = [age_b, edu, occ, country, crossed, age_edu]
+    deep = [age, hours, edu_num, fc.indicator_column(edu), fc.embedding_column(occ, 8),
+            fc.embedding_column(country, 8), fc.embedding_column(crossed, 8)]
+    return wide, deep
+
+
+def _input_fn(tf):
+    features, labels = _data()
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(BATCH)
+    return input_fn
+
+
+def run_one(impl, model, steps, t_launch):
+    """One measured run in this process; prints a JSON line."""
+    if impl == "estimator_lib":
+        import estimator_lib  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
+        from estimator_lib import canned  # pylint: disable=g-import-not-at-top
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    tf.get_logger().setLevel("ERROR")
+    wide, deep = _columns(tf)
+    stamps = []
+    if impl == "keras_fit":
+        import tf_keras  # pylint: disable=g-import-not-at-top
+        features, labels = _data()
+        ds = tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(BATCH)
+        inputs = {k: tf_keras.Input(shape=(1,), name=k, dtype=tf.string if v.dtype.kind in "SU"
+                                    else tf.float32) for k, v in features.items()}
+        if model == "dnn":
+            net = tf_keras.layers.DenseFeatures(deep)(inputs)
+            for width in (100, 75, 50, 25):
+                net = tf_keras.layers.Dense(width, activation="relu")(net)
+            out = tf_keras.layers.Dense(1)(net)
+            opt = tf_keras.optimizers.legacy.Adagrad()
+        else:
+            out = tf_keras.layers.DenseFeatures(
+                [tf.feature_column.indicator_column(c) for c in wide])(inputs)
+            out = tf_keras.layers.Dense(1)(out)
+            opt = tf_keras.optimizers.legacy.Ftrl(learning_rate=0.05)
+        km = tf_keras.Model(inputs, out)
+        km.compile(opt, tf_keras.losses.BinaryCrossentropy(from_logits=True))
+
+        class Stamp(tf_keras.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                stamps.append(time.time())
+
+        km.fit(ds, steps_per_epoch=steps, epochs=1, verbose=0, callbacks=[Stamp()])
+    else:
+        if impl == "estimator_lib":
+            cls = canned.DNNClassifierV2 if model == "dnn" else canned.LinearClassifierV2
+            base = estimator_lib
+        else:
+            cls = tf.estimator.DNNClassifier if model == "dnn" else tf.estimator.LinearClassifier
+            base = tf.estimator
+        config = base.RunConfig(model_dir=tempfile.mkdtemp(prefix="bench_canned_"),
+                                save_checkpoints_steps=None, save_checkpoints_secs=None,
+                                log_step_count_steps=None, save_summary_steps=steps * 10)
+        if model == "dnn":
+            est = cls(hidden_units=[100, 75, 50, 25], feature_columns=deep, config=config)
+        else:
+            est = cls(feature_columns=wide, config=config)
+
+        class Stamp(tf.compat.v1.train.SessionRunHook):
+            def after_run(self, run_context, run_values):
+                stamps.append(time.time())
+
+        est.train(_input_fn(tf), steps=steps, hooks=[Stamp()])
+    steady = [b - a for a, b in zip(stamps[WARM:], stamps[WARM + 1:])]
+    print("RESULT " + json.dumps(dict(
+        impl=impl, model=model, steps=len(stamps),
+        step_ms=1000 * statistics.median(steady),
+        first_step_s=stamps[0] - t_launch)), flush=True)
+
+
+def _launch(python, impl, model, steps, env):
+    t0 = time.time()
+    proc = subprocess.run(
+        [python, os.path.abspath(__file__), f"--one={impl}", f"--model={model}",
+         f"--steps={steps}", f"--t_launch={t0}"],
+        capture_output=True, text=True, env=env, check=False)
+    exit_s = time.time() - t0
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT "):])
+            result["exit_s"] = exit_s
+            return result
+    raise RuntimeError(f"{impl} {model} failed:\n{proc.stderr[-3000:]}")
+
+
+def _fmt(values, unit_fmt):
+    return (f"{unit_fmt.format(statistics.median(values))} "
+            f"({unit_fmt.format(min(values))}-{unit_fmt.format(max(values))})")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--t_launch", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--model", default="dnn", choices=("dnn", "linear"))
+    parser.add_argument("--models", default="dnn,linear")
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--original_python", default=None)
+    args = parser.parse_args()
+    if args.one:
+        run_one(args.one, args.model, args.steps, args.t_launch)
+        return
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
+               PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    orig_env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "TF_USE_LEGACY_KERAS")}
+    impls = [("estimator_lib", args.python, env), ("keras_fit", args.python,
+                                                   dict(env, TF_USE_LEGACY_KERAS="1"))]
+    if args.original_python:
+        impls.append(("original", args.original_python, orig_env))
+    results = {}
+    for _ in range(args.repeats):
+        for model in args.models.split(","):
+            for impl, python, impl_env in impls:
+                r = _launch(python, impl, model, args.steps, impl_env)
+                results.setdefault((model, impl), []).append(r)
+                print(json.dumps(r), file=sys.stderr, flush=True)
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True, check=False).stdout.strip()
+    print(f"`{' '.join(sys.argv)}` — commit {commit}, "
+          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+          f"batch {BATCH}, {args.steps} steps, 1 CPU device, {args.repeats} fresh processes "
+          "each (median (min-max))\n")
+    print("| model | implementation | per step (ms) | first step end (s) | process exit (s) |")
+    print("|---|---|---|---|---|")
+    for (model, impl), rs in sorted(results.items()):
+        print(f"| {model} | {impl} | {_fmt([r['step_ms'] for r in rs], '{:.2f}')} | "
+              f"{_fmt([r['first_step_s'] for r in rs], '{:.1f}')} | "
+              f"{_fmt([r['exit_s'] for r in rs], '{:.1f}')} |")
+
+
+if __name__ == "__main__":
+    main()

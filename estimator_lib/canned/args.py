@@ -1,0 +1,64 @@
+"""Constructor-argument checks shared by the canned estimators.
+
+Each raises a ValueError naming the argument and what arrived, when the
+estimator is built: before a model_dir is made or a graph is built.
+"""
+
+from typing import Tuple
+
+from estimator_lib.canned import feature_inputs
+from estimator_lib.canned import optimizers
+
+
+def hidden_units(units) -> Tuple[int, ...]:
+    try:
+        units = tuple(units)
+    except TypeError:
+        raise ValueError(
+            "`hidden_units` must be an iterable of positive ints, e.g. [64, 32]. "
+            f"Received: hidden_units={units!r}.") from None
+    for width in units:
+        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+            raise ValueError(
+                "`hidden_units` must be an iterable of positive ints, e.g. [64, 32]. "
+                f"Received: hidden_units={units!r}.")
+    return units
+
+
+def feature_columns(columns, *, v2: bool, arg_name: str = "feature_columns",
+                    required: bool = True) -> tuple:
+    columns = feature_inputs.check_columns(columns, arg_name=arg_name)
+    if required and not columns:
+        raise ValueError(f"`{arg_name}` must not be empty. Received: {arg_name}={columns!r}.")
+    if v2 and columns:
+        feature_inputs.require_v2(columns)
+    return columns
+
+
+def activation(fn) -> None:
+    if fn is not None and not callable(fn):
+        raise ValueError(f"`activation_fn` must be callable, e.g. tf.nn.relu. Received: {fn!r}.")
+
+
+def dropout(rate, *, arg_name: str = "dropout") -> None:
+    if rate is None:
+        return
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
+        raise ValueError(
+            f"`{arg_name}` must be None or a probability in [0, 1). Received: "
+            f"{arg_name}={rate!r}.")
+
+
+def optimizer(opt, *, v2: bool, arg_name: str = "optimizer", learning_rate=None):
+    """Checks a name early; for v2, wraps the argument to give one optimizer per graph."""
+    optimizers.check_optimizer_name(opt, arg_name=arg_name)
+    if v2:
+        return optimizers.KerasOptimizerArg(opt, learning_rate=learning_rate)
+    return opt
+
+
+def sparse_combiner(combiner, *, arg_name: str = "sparse_combiner") -> None:
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(
+            f"`{arg_name}` must be one of 'mean', 'sqrtn', 'sum'. Received: "
+            f"{arg_name}={combiner!r}.")

@@ -1,0 +1,220 @@
+"""BaselineClassifier, BaselineRegressor and BaselineEstimator: one learned bias per output.
+
+The classifier learns the class prior (the logits ignore the features), the
+regressor the label mean: a yardstick for other models. Variable
+`baseline/bias`; the default optimizer is Ftrl at learning rate 0.3.
+"""
+
+import tensorflow as tf
+
+import estimator_lib
+from estimator_lib.canned import heads
+from estimator_lib.canned import optimizers
+
+ModeKeys = estimator_lib.ModeKeys
+
+_LEARNING_RATE = 0.3
+
+
+def _weight_column_key(weight_column):
+    if weight_column is None:
+        return None
+    if isinstance(weight_column, str):
+        return weight_column
+    key = getattr(weight_column, "key", None)
+    if not isinstance(key, str) or not hasattr(weight_column, "normalizer_fn"):
+        raise TypeError("Weight column must be either a string or NumericColumn. "
+                        f"Given type: {type(weight_column)}.")
+    return key
+
+
+def _batch_size_and_checks(features, weight_key):
+    """The batch size (first dimension of the features) and checks that they agree."""
+    if not isinstance(features, dict):
+        features = {"": features}
+    checks, batch_size = [], None
+    for key, value in features.items():
+        if key == weight_key:
+            continue
+        first = tf.compat.v1.shape(value)[0] if not isinstance(value, tf.SparseTensor) \
+            else value.dense_shape[0]
+        first = tf.cast(first, tf.int32)
+        if batch_size is None:
+            batch_size = first
+        else:
+            checks.append(tf.compat.v1.debugging.assert_equal(
+                batch_size, first, message="All features must have the same batch size."))
+    if batch_size is None:
+        raise ValueError("features must hold at least one feature besides the weight "
+                         f"column; received keys {sorted(features)}.")
+    return batch_size, checks
+
+
+def _baseline_logits_v1(features, num_outputs, weight_column):
+    batch_size, checks = _batch_size_and_checks(features, _weight_column_key(weight_column))
+    with tf.control_dependencies(checks):
+        with tf.compat.v1.variable_scope("baseline"):
+            bias = tf.compat.v1.get_variable("bias", shape=[num_outputs],
+                                             initializer=tf.compat.v1.zeros_initializer())
+            return bias * tf.ones(tf.stack([batch_size, num_outputs]))
+
+
+def _baseline_logits_v2(features, num_outputs, weight_column):
+    batch_size, checks = _batch_size_and_checks(features, _weight_column_key(weight_column))
+    with tf.name_scope("baseline"):
+        # Made outside the checks' control dependencies: the original made it
+        # inside, so its initializer waited on the input and, with two features
+        # or more, session start-up failed (FailedPreconditionError).
+        with tf.control_dependencies(None):
+            bias = tf.Variable(initial_value=tf.zeros([num_outputs]), name="bias")
+        with tf.control_dependencies(checks):
+            return [bias], bias * tf.ones(tf.stack([batch_size, num_outputs]))
+
+
+def _baseline_model_fn(features, labels, mode, head, optimizer, weight_column=None,
+                       config=None):
+    """v1: `baseline/bias` by get_variable, a tf.compat.v1 optimizer."""
+    del config
+    logits = _baseline_logits_v1(features, head.logits_dimension, weight_column)
+
+    def train_op_fn(loss):
+        opt = optimizers.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
+        return opt.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+
+    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                      labels=labels, train_op_fn=train_op_fn)
+
+
+def _baseline_model_fn_v2(features, labels, mode, head, optimizer, weight_column=None,
+                          config=None, loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE):
+    """v2: `baseline/bias` as a tf.Variable, a tf_keras optimizer on the global step."""
+    del config
+    variables, logits = _baseline_logits_v2(features, head.logits_dimension, weight_column)
+    opt = None
+    if mode == ModeKeys.TRAIN:
+        opt = optimizers.keras_optimizer_for_graph(optimizer, learning_rate=_LEARNING_RATE)
+
+    def train_op_fn(loss):
+        if loss_reduction == tf.losses.Reduction.SUM_OVER_BATCH_SIZE:
+            replicas = tf.distribute.get_strategy().num_replicas_in_sync
+            if replicas > 1:
+                loss *= 1.0 / replicas
+        return opt.get_updates(loss, variables)[0]
+
+    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                      labels=labels, train_op_fn=train_op_fn)
+
+
+def _optimizer_arg(optimizer, *, v2):
+    optimizers.check_optimizer_name(optimizer)
+    if v2:
+        return optimizers.KerasOptimizerArg(optimizer, learning_rate=_LEARNING_RATE)
+    return optimizer
+
+
+class BaselineClassifierV2(estimator_lib.Estimator):
+    """Predicts the class prior (tf.estimator.BaselineClassifier).
+
+    Args: model_dir, n_classes (2), weight_column, label_vocabulary, optimizer
+    ('Ftrl' at 0.3), config, loss_reduction, as the original.
+    """
+
+    def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 optimizer="Ftrl", config=None,
+                 loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE):
+        head = heads.classifier_head_v2(n_classes, weight_column=weight_column,
+                                        label_vocabulary=label_vocabulary,
+                                        loss_reduction=loss_reduction)
+        optimizer = _optimizer_arg(optimizer, v2=True)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
+                                         head=head, optimizer=optimizer,
+                                         weight_column=weight_column, config=config,
+                                         loss_reduction=loss_reduction)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineClassifier(estimator_lib.Estimator):
+    """tf.compat.v1.estimator.BaselineClassifier (v1 optimizers, SUM loss)."""
+
+    def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
+                 optimizer="Ftrl", config=None,
+                 loss_reduction=tf.compat.v1.losses.Reduction.SUM):
+        head = heads.classifier_head_v1(n_classes, weight_column=weight_column,
+                                        label_vocabulary=label_vocabulary,
+                                        loss_reduction=loss_reduction)
+        optimizer = _optimizer_arg(optimizer, v2=False)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
+                                      optimizer=optimizer, weight_column=weight_column,
+                                      config=config)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineRegressorV2(estimator_lib.Estimator):
+    """Predicts the label mean (tf.estimator.BaselineRegressor)."""
+
+    def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
+                 config=None, loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE):
+        head = heads.regression_head_v2(label_dimension=label_dimension,
+                                        weight_column=weight_column,
+                                        loss_reduction=loss_reduction)
+        optimizer = _optimizer_arg(optimizer, v2=True)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
+                                         head=head, optimizer=optimizer,
+                                         weight_column=weight_column, config=config,
+                                         loss_reduction=loss_reduction)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineRegressor(estimator_lib.Estimator):
+    """tf.compat.v1.estimator.BaselineRegressor (v1 optimizers, SUM loss)."""
+
+    def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
+                 config=None, loss_reduction=tf.compat.v1.losses.Reduction.SUM):
+        head = heads.regression_head_v1(label_dimension=label_dimension,
+                                        weight_column=weight_column,
+                                        loss_reduction=loss_reduction)
+        optimizer = _optimizer_arg(optimizer, v2=False)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
+                                      optimizer=optimizer, weight_column=weight_column,
+                                      config=config)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineEstimatorV2(estimator_lib.Estimator):
+    """A learned bias with a head you give (tf.estimator.BaselineEstimator)."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        optimizer = _optimizer_arg(optimizer, v2=True)
+        reduction = getattr(head, "loss_reduction", tf.losses.Reduction.SUM_OVER_BATCH_SIZE)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
+                                         head=head, optimizer=optimizer, config=config,
+                                         loss_reduction=reduction)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+
+
+class BaselineEstimator(estimator_lib.Estimator):
+    """tf.compat.v1.estimator.BaselineEstimator: a learned bias with a v1 head you give."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        optimizer = _optimizer_arg(optimizer, v2=False)
+
+        def _model_fn(features, labels, mode, config):
+            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
+                                      optimizer=optimizer, config=config)
+
+        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)

@@ -1,0 +1,205 @@
+"""The `Head` interface, and the EstimatorSpec assembly the canned heads share.
+
+A head sits on top of a model's logits: given them it computes predictions, the
+loss, evaluation metrics, export outputs and the train op, so that one model_fn
+serves regression, binary, multi-class and multi-label problems alike.
+
+The helper names of the original `head/base_head.py` (check_*, validate_*,
+call_loss_fn, all_classes, ...) are importable from here too.
+"""
+
+import abc
+from typing import Callable, Dict, Mapping, Optional, Sequence
+
+import tensorflow as tf
+
+import estimator_lib
+from estimator_lib.head.arguments import call_loss_fn  # noqa: F401
+from estimator_lib.head.arguments import check_prediction_keys  # noqa: F401
+from estimator_lib.head.arguments import validate_loss_fn_args  # noqa: F401
+from estimator_lib.head.arguments import validate_loss_reduction  # noqa: F401
+from estimator_lib.head.arguments import validate_n_classes  # noqa: F401
+from estimator_lib.head.arguments import validate_trainable_variables  # noqa: F401
+from estimator_lib.head.arguments import validate_update_ops  # noqa: F401
+from estimator_lib.head.arguments import validate_v2_optimizer  # noqa: F401
+from estimator_lib.head.checks import check_dense_labels_match_logits_and_reshape  # noqa: F401
+from estimator_lib.head.checks import check_label_range  # noqa: F401
+from estimator_lib.head.checks import check_logits_final_dim  # noqa: F401
+from estimator_lib.head.checks import get_weights_and_check_match_logits  # noqa: F401
+from estimator_lib.head.outputs import all_class_ids  # noqa: F401
+from estimator_lib.head.outputs import all_classes  # noqa: F401
+from estimator_lib.head.outputs import classification_output  # noqa: F401
+from estimator_lib.head.outputs import CLASSIFY_SERVING_KEY  # noqa: F401
+from estimator_lib.head.outputs import DEFAULT_SERVING_KEY  # noqa: F401
+from estimator_lib.head.outputs import PREDICT_SERVING_KEY  # noqa: F401
+from estimator_lib.head.outputs import REGRESS_SERVING_KEY  # noqa: F401
+from estimator_lib.head.train_op import create_estimator_spec_summary
+from estimator_lib.head.train_op import create_estimator_spec_train_op
+
+ModeKeys = estimator_lib.ModeKeys
+
+
+class Head(abc.ABC):
+    """Interface for the head (top) of a model.
+
+    Subclasses implement the properties and `loss`, `predictions`, `metrics`,
+    `update_metrics`, and override `create_estimator_spec` (or, as in the
+    original, `_create_tpu_estimator_spec`, whose result's `as_estimator_spec()`
+    is returned).
+
+    Example, in a model_fn:
+
+        head = BinaryClassHead()
+        logits = tf.compat.v1.layers.dense(net, head.logits_dimension)
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, logits=logits,
+            optimizer=tf.keras.optimizers.legacy.Adagrad(0.1),
+            trainable_variables=tf.compat.v1.trainable_variables())
+    """
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> Optional[str]:
+        """The head's name: suffix of its metric and summary keys, and its name scope."""
+
+    @property
+    @abc.abstractmethod
+    def logits_dimension(self) -> int:
+        """Size of the logits' last dimension: [D0, ... DN, logits_dimension]."""
+
+    @property
+    @abc.abstractmethod
+    def loss_reduction(self) -> str:
+        """The `tf.losses.Reduction` applied to the per-example training loss."""
+
+    @abc.abstractmethod
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """Returns the scalar training loss, regularization losses added."""
+
+    @abc.abstractmethod
+    def predictions(self, logits, keys=None):
+        """Returns a dict of prediction tensors (all valid keys when `keys` is None)."""
+
+    @abc.abstractmethod
+    def metrics(self, regularization_losses=None):
+        """Returns a dict of fresh Keras metric objects keyed by metric key."""
+
+    @abc.abstractmethod
+    def update_metrics(self, eval_metrics, features, logits, labels, mode=None,
+                       regularization_losses=None):
+        """Updates `eval_metrics` with one batch and returns them."""
+
+    def _summary_key(self, key: str) -> str:
+        return f"{key}/{self.name}" if self.name else key
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """Returns an `EstimatorSpec` for `mode`, for a model_fn to return.
+
+        Args:
+            features: Dict of feature tensors (the example weights are read from it).
+            mode: A `ModeKeys` value.
+            logits: Tensor [D0, ... DN, logits_dimension].
+            labels: Labels tensor (or dict, for MultiHead); needed in TRAIN and EVAL.
+            optimizer: A Keras optimizer; train_op = optimizer.get_updates(loss,
+                trainable_variables)[0]. Exclusive with `train_op_fn`.
+            trainable_variables: List or tuple of the variables `optimizer` updates.
+            train_op_fn: Function loss -> train op, used when `optimizer` is None.
+            update_ops: List or tuple of ops grouped into the train op.
+            regularization_losses: Scalar losses added to the training loss.
+
+        Raises:
+            NotImplementedError: If the subclass overrides neither this nor
+                `_create_tpu_estimator_spec`.
+        """
+        try:
+            spec = self._create_tpu_estimator_spec(
+                features=features, mode=mode, logits=logits, labels=labels,
+                optimizer=optimizer, trainable_variables=trainable_variables,
+                train_op_fn=train_op_fn, update_ops=update_ops,
+                regularization_losses=regularization_losses)
+        except NotImplementedError:
+            raise NotImplementedError(
+                "Subclasses of Head must implement `create_estimator_spec()` or "
+                "_create_tpu_estimator_spec().") from None
+        return spec.as_estimator_spec() if hasattr(spec, "as_estimator_spec") else spec
+
+    def _create_tpu_estimator_spec(self, features, mode, logits, labels=None,
+                                   optimizer=None, trainable_variables=None,
+                                   train_op_fn=None, update_ops=None,
+                                   regularization_losses=None):
+        raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
+
+
+def add_regularization(training_loss: tf.Tensor,
+                       regularization_losses: Optional[Sequence]) -> tf.Tensor:
+    """`training_loss` plus the sum of `regularization_losses` (if any)."""
+    if regularization_losses is None:
+        return training_loss
+    return training_loss + tf.math.add_n(regularization_losses)
+
+
+def reduce_loss(unweighted_loss: tf.Tensor, weights, reduction: str) -> tf.Tensor:
+    """Weights and reduces a per-example loss the way Keras losses do.
+
+    SUM_OVER_BATCH_SIZE divides the weighted sum by the number of loss elements
+    (not by the sum of the weights), as the original heads did.
+    """
+    return tf.compat.v2.keras.__internal__.losses.compute_weighted_loss(
+        unweighted_loss, sample_weight=weights, reduction=reduction)
+
+
+def update_metric_with_broadcast_weights(eval_metric, values, weights) -> None:
+    """Updates a Mean metric with `values`, the weights broadcast to their shape."""
+    values = tf.cast(values, tf.float32)
+    if weights is not None:
+        weights = tf.compat.v2.__internal__.ops.broadcast_weights(weights, values)
+    eval_metric.update_state(values=values, sample_weight=weights)
+
+
+def create_eval_metrics_tuple(fn: Callable, kwargs: Mapping):
+    """(metric_fn, tensor kwargs): `fn` with its non-tensor arguments bound."""
+    tensors = {k: v for k, v in kwargs.items() if tf.is_tensor(v)}
+    others = {k: v for k, v in kwargs.items() if not tf.is_tensor(v)}
+
+    def _fn(**tensor_kwargs):
+        return fn(**dict(others, **tensor_kwargs))
+
+    return _fn, tensors
+
+
+def make_estimator_spec(head: Head, *, features, mode, logits, labels,
+                        optimizer, trainable_variables, train_op_fn, update_ops,
+                        regularization_losses,
+                        export_outputs_fn: Callable[[Dict], Dict]):
+    """The EstimatorSpec of a single head, for each mode.
+
+    PREDICT: predictions and `export_outputs_fn(predictions)`. EVAL: the loss and
+    `head.update_metrics` of fresh `head.metrics`. TRAIN: the loss, the train op
+    and the loss summaries.
+    """
+    with tf.compat.v1.name_scope(head.name, "head"):
+        predictions = head.predictions(logits)
+        if mode == ModeKeys.PREDICT:
+            return estimator_lib.EstimatorSpec(
+                mode=ModeKeys.PREDICT, predictions=predictions,
+                export_outputs=export_outputs_fn(predictions))
+        loss = head.loss(logits=logits, labels=labels, features=features, mode=mode,
+                         regularization_losses=regularization_losses)
+        if mode == ModeKeys.EVAL:
+            eval_metrics = head.metrics(regularization_losses=regularization_losses)
+            updated = head.update_metrics(
+                eval_metrics, features, logits, labels,
+                regularization_losses=regularization_losses)
+            return estimator_lib.EstimatorSpec(
+                mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
+                eval_metric_ops=updated)
+        train_op = create_estimator_spec_train_op(
+            head_name=head.name, optimizer=optimizer, train_op_fn=train_op_fn,
+            update_ops=update_ops, trainable_variables=trainable_variables,
+            regularized_training_loss=loss, loss_reduction=head.loss_reduction)
+    summary_key = head._summary_key  # pylint: disable=protected-access
+    create_estimator_spec_summary(loss, regularization_losses, summary_key)
+    return estimator_lib.EstimatorSpec(
+        mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)

@@ -1,0 +1,199 @@
+"""MultiClassHead: single-label classification over n_classes > 2 with a softmax loss."""
+
+from typing import Callable, Optional, Sequence
+
+import tensorflow as tf
+
+import estimator_lib
+from estimator_lib.head import arguments
+from estimator_lib.head import base_head
+from estimator_lib.head import checks
+from estimator_lib.head import outputs
+from estimator_lib.head.metric_keys import MetricKeys
+from estimator_lib.head.prediction_keys import PredictionKeys
+from estimator_lib.head.vocabulary import check_label_vocabulary
+from estimator_lib.head.vocabulary import Vocabulary
+
+_VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASS_IDS,
+               PredictionKeys.CLASSES, PredictionKeys.ALL_CLASS_IDS,
+               PredictionKeys.ALL_CLASSES)
+
+
+class MultiClassHead(base_head.Head):
+    """A head for multi-class classification: logits [D0, ... DN, n_classes], softmax.
+
+    Labels are [D0, ... DN, 1] (or [D0, ... DN]) class ids in [0, n_classes), or
+    strings from `label_vocabulary` when it is given.
+
+    Args:
+        n_classes: Number of classes, > 2 (use BinaryClassHead for 2).
+        weight_column: Feature name or `numeric_column` of the example weights.
+        label_vocabulary: List or tuple of the n_classes label strings.
+        loss_reduction: A `tf.losses.Reduction` other than NONE.
+        loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
+            returning the unweighted loss [D0, ... DN, 1]; labels arrive as ids.
+        name: Suffix of the metric and summary keys, and the head's name scope.
+    """
+
+    def __init__(self, n_classes: int, weight_column=None,
+                 label_vocabulary: Optional[Sequence[str]] = None,
+                 loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+                 loss_fn: Optional[Callable] = None, name: Optional[str] = None):
+        if n_classes is None:
+            raise ValueError("n_classes cannot be None. Pass the number of classes (> 2).")
+        check_label_vocabulary(label_vocabulary, n_classes)
+        arguments.validate_loss_reduction(loss_reduction)
+        if loss_fn:
+            arguments.validate_loss_fn_args(loss_fn)
+        self._n_classes = arguments.validate_n_classes(n_classes)
+        self._weight_column = weight_column
+        self._label_vocabulary = label_vocabulary
+        self._vocabulary = Vocabulary(label_vocabulary) if label_vocabulary else None
+        self._loss_reduction = loss_reduction
+        self._loss_fn = loss_fn
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def logits_dimension(self):
+        return self._n_classes
+
+    @property
+    def loss_reduction(self):
+        return self._loss_reduction
+
+    def _processed_labels(self, logits, labels):
+        """Integer label ids [D0, ... DN, 1], checked to lie in [0, n_classes)."""
+        labels = checks.check_dense_labels_match_logits_and_reshape(
+            labels=labels, logits=logits, expected_labels_dimension=1)
+        if self._vocabulary is None:
+            if not labels.dtype.is_integer:
+                raise ValueError(
+                    f"Labels dtype should be integer. Instead got {labels.dtype}. String "
+                    "labels need label_vocabulary; float labels must be cast to int.")
+            label_ids = labels
+        else:
+            if labels.dtype != tf.string:
+                raise ValueError(
+                    "Labels dtype should be string if there is a vocabulary. "
+                    f"Instead got {labels.dtype}")
+            label_ids = self._vocabulary.ids(labels)
+        return checks.check_label_range(label_ids, self._n_classes)
+
+    def _unweighted_loss_and_weights(self, logits, label_ids, features):
+        if self._loss_fn:
+            unweighted_loss = arguments.call_loss_fn(
+                loss_fn=self._loss_fn, labels=label_ids, logits=logits, features=features,
+                expected_loss_dim=1)
+        else:
+            unweighted_loss = tf.expand_dims(
+                tf.compat.v1.losses.sparse_softmax_cross_entropy(
+                    labels=label_ids, logits=logits,
+                    reduction=tf.compat.v1.losses.Reduction.NONE),
+                axis=-1)
+        weights = checks.get_weights_and_check_match_logits(
+            features=features, weight_column=self._weight_column, logits=logits)
+        return unweighted_loss, weights
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """Returns the regularized training loss (a scalar)."""
+        del mode  # The loss is the same in every mode.
+        with tf.name_scope("losses"):
+            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+            label_ids = self._processed_labels(logits, labels)
+            unweighted_loss, weights = self._unweighted_loss_and_weights(
+                logits, label_ids, features)
+            training_loss = base_head.reduce_loss(unweighted_loss, weights,
+                                                  self._loss_reduction)
+            return base_head.add_regularization(training_loss, regularization_losses)
+
+    def predictions(self, logits, keys=None):
+        """Returns the predictions for `keys` (all of `_VALID_KEYS` when None)."""
+        if keys:
+            arguments.check_prediction_keys(keys, _VALID_KEYS)
+        else:
+            keys = _VALID_KEYS
+        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+        keys = set(keys)
+        predictions = {}
+        with tf.name_scope("predictions"):
+            if PredictionKeys.LOGITS in keys:
+                predictions[PredictionKeys.LOGITS] = logits
+            if PredictionKeys.PROBABILITIES in keys:
+                predictions[PredictionKeys.PROBABILITIES] = tf.nn.softmax(
+                    logits, name=PredictionKeys.PROBABILITIES)
+            if keys & {PredictionKeys.CLASS_IDS, PredictionKeys.CLASSES}:
+                class_ids = tf.expand_dims(
+                    tf.argmax(logits, axis=-1, name=PredictionKeys.CLASS_IDS), axis=-1)
+                if PredictionKeys.CLASS_IDS in keys:
+                    predictions[PredictionKeys.CLASS_IDS] = class_ids
+                if PredictionKeys.CLASSES in keys:
+                    predictions[PredictionKeys.CLASSES] = (
+                        self._vocabulary.strings(class_ids) if self._vocabulary
+                        else tf.strings.as_string(class_ids, name="str_classes"))
+            if PredictionKeys.ALL_CLASS_IDS in keys:
+                predictions[PredictionKeys.ALL_CLASS_IDS] = outputs.all_class_ids(
+                    logits, self._n_classes)
+            if PredictionKeys.ALL_CLASSES in keys:
+                predictions[PredictionKeys.ALL_CLASSES] = outputs.all_classes(
+                    logits, self._n_classes, self._label_vocabulary)
+        return predictions
+
+    def metrics(self, regularization_losses=None):
+        """Returns fresh metric objects: average_loss, accuracy (, regularization_loss)."""
+        key = self._summary_key
+        with tf.name_scope("metrics"):
+            eval_metrics = {
+                key(MetricKeys.LOSS_MEAN): tf.keras.metrics.Mean(name=MetricKeys.LOSS_MEAN)}
+            if regularization_losses is not None:
+                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = tf.keras.metrics.Mean(
+                    name=MetricKeys.LOSS_REGULARIZATION)
+            eval_metrics[key(MetricKeys.ACCURACY)] = tf.keras.metrics.Accuracy(
+                name=MetricKeys.ACCURACY)
+        return eval_metrics
+
+    def update_metrics(self, eval_metrics, features, logits, labels,
+                       regularization_losses=None):
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+        class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
+        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+        label_ids = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(
+            logits, label_ids, features)
+        key = self._summary_key
+        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
+            values=unweighted_loss, sample_weight=weights)
+        eval_metrics[key(MetricKeys.ACCURACY)].update_state(
+            y_true=label_ids, y_pred=class_ids, sample_weight=weights)
+        if regularization_losses is not None:
+            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
+                values=tf.math.add_n(regularization_losses))
+        return eval_metrics
+
+    def _export_outputs(self, predictions):
+        classifier_output = outputs.classification_output(
+            scores=predictions[PredictionKeys.PROBABILITIES], n_classes=self._n_classes,
+            label_vocabulary=self._label_vocabulary)
+        return {
+            outputs.DEFAULT_SERVING_KEY: classifier_output,
+            outputs.CLASSIFY_SERVING_KEY: classifier_output,
+            outputs.PREDICT_SERVING_KEY: estimator_lib.export.PredictOutput(predictions),
+        }
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
+
+        Export outputs: 'serving_default' and 'classification' (scores: the
+        probabilities, classes: every class name) and 'predict'.
+        """
+        return base_head.make_estimator_spec(
+            self, features=features, mode=mode, logits=logits, labels=labels,
+            optimizer=optimizer, trainable_variables=trainable_variables,
+            train_op_fn=train_op_fn, update_ops=update_ops,
+            regularization_losses=regularization_losses,
+            export_outputs_fn=self._export_outputs)

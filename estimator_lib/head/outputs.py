@@ -1,0 +1,36 @@
+"""Serving signature keys and the class-list tensors of classification heads."""
+
+from typing import Optional, Sequence
+
+import tensorflow as tf
+
+import estimator_lib
+
+DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+CLASSIFY_SERVING_KEY = "classification"
+REGRESS_SERVING_KEY = "regression"
+PREDICT_SERVING_KEY = "predict"
+
+
+def all_class_ids(logits: tf.Tensor, n_classes: int) -> tf.Tensor:
+    """[batch_size, n_classes] int32: 0..n_classes-1 on every row."""
+    batch_size = tf.compat.v1.shape(logits)[0]
+    return tf.tile(tf.expand_dims(tf.range(n_classes), axis=0), [batch_size, 1])
+
+
+def all_classes(logits: tf.Tensor, n_classes: int,
+                label_vocabulary: Optional[Sequence[str]] = None) -> tf.Tensor:
+    """[batch_size, n_classes] strings: the vocabulary, or the class ids as strings."""
+    batch_size = tf.compat.v1.shape(logits)[0]
+    if label_vocabulary:
+        classes = tf.convert_to_tensor([list(label_vocabulary)])
+    else:
+        classes = tf.strings.as_string(tf.expand_dims(tf.range(n_classes), axis=0))
+    return tf.tile(classes, [batch_size, 1])
+
+
+def classification_output(scores: tf.Tensor, n_classes: int,
+                          label_vocabulary: Optional[Sequence[str]] = None):
+    """A ClassificationOutput with every class name beside its score."""
+    return estimator_lib.export.ClassificationOutput(
+        scores=scores, classes=all_classes(scores, n_classes, label_vocabulary))

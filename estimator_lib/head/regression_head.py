@@ -1,0 +1,204 @@
+"""Regression heads: mean squared error, Poisson, and logistic regression."""
+
+from typing import Callable, Optional
+
+import tensorflow as tf
+
+import estimator_lib
+from estimator_lib.head import arguments
+from estimator_lib.head import base_head
+from estimator_lib.head import checks
+from estimator_lib.head import outputs
+from estimator_lib.head.metric_keys import MetricKeys
+from estimator_lib.head.prediction_keys import PredictionKeys
+
+
+class RegressionHead(base_head.Head):
+    """A head for regression: logits [D0, ... DN, label_dimension], squared error loss.
+
+    Labels are float [D0, ... DN, label_dimension] (or [D0, ... DN] when
+    label_dimension is 1). Weights may also be per label dimension.
+
+    Args:
+        label_dimension: Number of regression targets per example, >= 1.
+        weight_column: Feature name or `numeric_column` of the example weights.
+        loss_reduction: A `tf.losses.Reduction` other than NONE.
+        loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
+            returning the unweighted loss [D0, ... DN, label_dimension].
+        inverse_link_fn: Optional function logits -> predictions (e.g. tf.exp); the
+            predictions then also carry the logits.
+        name: Suffix of the metric and summary keys, and the head's name scope.
+    """
+
+    def __init__(self, label_dimension: int = 1, weight_column=None,
+                 loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+                 loss_fn: Optional[Callable] = None,
+                 inverse_link_fn: Optional[Callable] = None, name: Optional[str] = None):
+        if label_dimension < 1:
+            raise ValueError(
+                f"Invalid label_dimension {label_dimension}. It must be >= 1.")
+        arguments.validate_loss_reduction(loss_reduction)
+        if loss_fn:
+            arguments.validate_loss_fn_args(loss_fn)
+        self._logits_dimension = label_dimension
+        self._weight_column = weight_column
+        self._loss_reduction = loss_reduction
+        self._loss_fn = loss_fn
+        self._inverse_link_fn = inverse_link_fn
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def logits_dimension(self):
+        return self._logits_dimension
+
+    @property
+    def loss_reduction(self):
+        return self._loss_reduction
+
+    def _processed_labels(self, logits, labels):
+        labels = checks.check_dense_labels_match_logits_and_reshape(
+            labels=labels, logits=logits, expected_labels_dimension=self._logits_dimension)
+        if labels.dtype == tf.string:
+            raise ValueError(
+                "Regression labels must be numeric. Received string labels; parse them "
+                "to floats in the input_fn.")
+        return tf.cast(labels, tf.float32)
+
+    def _unweighted_loss_and_weights(self, logits, labels, features):
+        if self._loss_fn:
+            unweighted_loss = arguments.call_loss_fn(
+                loss_fn=self._loss_fn, labels=labels, logits=logits, features=features,
+                expected_loss_dim=self._logits_dimension)
+        else:
+            unweighted_loss = tf.compat.v1.losses.mean_squared_error(
+                labels=labels, predictions=logits,
+                reduction=tf.compat.v1.losses.Reduction.NONE)
+        weights = checks.get_weights_and_check_match_logits(
+            features=features, weight_column=self._weight_column, logits=logits,
+            allow_per_logit_weights=True)
+        return unweighted_loss, weights
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """Returns the regularized training loss (a scalar)."""
+        del mode  # The loss is the same in every mode.
+        with tf.name_scope("losses"):
+            logits = checks.check_logits_final_dim(logits, self._logits_dimension)
+            labels = self._processed_labels(logits, labels)
+            unweighted_loss, weights = self._unweighted_loss_and_weights(
+                logits, labels, features)
+            training_loss = base_head.reduce_loss(unweighted_loss, weights,
+                                                  self._loss_reduction)
+            return base_head.add_regularization(training_loss, regularization_losses)
+
+    def predictions(self, logits):
+        """Returns {'predictions'} (and 'logits' when there is an inverse link)."""
+        logits = checks.check_logits_final_dim(logits, self._logits_dimension)
+        with tf.name_scope("predictions"):
+            if self._inverse_link_fn:
+                return {PredictionKeys.PREDICTIONS: self._inverse_link_fn(logits),
+                        PredictionKeys.LOGITS: logits}
+            return {PredictionKeys.PREDICTIONS: logits}
+
+    def metrics(self, regularization_losses=None):
+        """Returns fresh metric objects: average_loss, prediction/mean, label/mean."""
+        key = self._summary_key
+        mean = tf.keras.metrics.Mean
+        with tf.name_scope("metrics"):
+            eval_metrics = {
+                key(MetricKeys.LOSS_MEAN): mean(name=MetricKeys.LOSS_MEAN),
+                key(MetricKeys.PREDICTION_MEAN): mean(name=MetricKeys.PREDICTION_MEAN),
+                key(MetricKeys.LABEL_MEAN): mean(name=MetricKeys.LABEL_MEAN),
+            }
+            if regularization_losses is not None:
+                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = mean(
+                    name=MetricKeys.LOSS_REGULARIZATION)
+        return eval_metrics
+
+    def update_metrics(self, eval_metrics, features, logits, labels,
+                       regularization_losses=None):
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+        predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
+        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
+        processed_labels = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(
+            logits, processed_labels, features)
+        key = self._summary_key
+        eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
+            values=unweighted_loss, sample_weight=weights)
+        eval_metrics[key(MetricKeys.LABEL_MEAN)].update_state(
+            values=processed_labels, sample_weight=weights)
+        base_head.update_metric_with_broadcast_weights(
+            eval_metrics[key(MetricKeys.PREDICTION_MEAN)], predicted_value, weights)
+        if regularization_losses is not None:
+            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
+                values=tf.math.add_n(regularization_losses))
+        return eval_metrics
+
+    def _export_outputs(self, predictions):
+        regression_output = estimator_lib.export.RegressionOutput(
+            value=predictions[PredictionKeys.PREDICTIONS])
+        return {
+            outputs.DEFAULT_SERVING_KEY: regression_output,
+            outputs.REGRESS_SERVING_KEY: regression_output,
+            outputs.PREDICT_SERVING_KEY: estimator_lib.export.PredictOutput(predictions),
+        }
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
+
+        Export outputs: 'serving_default' and 'regression' (the predictions; a
+        RegressionOutput, which serves one value per example) and 'predict'.
+        """
+        return base_head.make_estimator_spec(
+            self, features=features, mode=mode, logits=logits, labels=labels,
+            optimizer=optimizer, trainable_variables=trainable_variables,
+            train_op_fn=train_op_fn, update_ops=update_ops,
+            regularization_losses=regularization_losses,
+            export_outputs_fn=self._export_outputs)
+
+
+class PoissonRegressionHead(RegressionHead):
+    """Regression of counts: loss `tf.nn.log_poisson_loss`, predictions exp(logits).
+
+    Args:
+        compute_full_loss: Whether the loss adds the Stirling term (constant in the
+            logits); see `tf.nn.log_poisson_loss`.
+        The others as in RegressionHead.
+    """
+
+    def __init__(self, label_dimension: int = 1, weight_column=None,
+                 loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+                 compute_full_loss: bool = True, name: Optional[str] = None):
+        self._compute_full_loss = compute_full_loss
+        super().__init__(label_dimension=label_dimension, weight_column=weight_column,
+                         loss_reduction=loss_reduction, loss_fn=self._poisson_loss,
+                         inverse_link_fn=tf.math.exp, name=name)
+
+    def _poisson_loss(self, labels, logits):
+        return tf.nn.log_poisson_loss(targets=labels, log_input=logits,
+                                      compute_full_loss=self._compute_full_loss)
+
+
+class LogisticRegressionHead(RegressionHead):
+    """Regression of values in [0, 1]: sigmoid cross-entropy, predictions sigmoid(logits).
+
+    Args: as in RegressionHead (label_dimension is 1).
+    """
+
+    def __init__(self, weight_column=None,
+                 loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
+                 name: Optional[str] = None):
+        super().__init__(label_dimension=1, weight_column=weight_column,
+                         loss_reduction=loss_reduction, loss_fn=self._logistic_loss,
+                         inverse_link_fn=tf.math.sigmoid, name=name)
+
+    def _logistic_loss(self, labels, logits):
+        labels = checks.check_label_range(labels, n_classes=2,
+                                          message="Labels must be in range [0, 1]")
+        return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
