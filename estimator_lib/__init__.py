@@ -8,7 +8,6 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
 from estimator_lib import tf_patches
-from estimator_lib import compat  # noqa: F401  (estimator_lib.compat.install())
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
@@ -44,6 +43,37 @@ from estimator_lib.train_eval import TrainSpec
 from estimator_lib.train_eval import train_and_evaluate
 from estimator_lib.warm_starting import VocabInfo
 from estimator_lib.warm_starting import WarmStartSettings
+
+
+# Built on the names above (they import `estimator_lib` itself): the canned
+# estimators (tf.estimator's are the V2 classes), heads and TPUEstimator.
+from estimator_lib import canned  # noqa: E402
+from estimator_lib import head  # noqa: E402
+from estimator_lib import tpu  # noqa: E402
+from estimator_lib.canned import BaselineClassifierV2 as BaselineClassifier  # noqa: E402
+from estimator_lib.canned import BaselineEstimatorV2 as BaselineEstimator  # noqa: E402
+from estimator_lib.canned import BaselineRegressorV2 as BaselineRegressor  # noqa: E402
+from estimator_lib.canned import DNNClassifierV2 as DNNClassifier  # noqa: E402
+from estimator_lib.canned import DNNEstimatorV2 as DNNEstimator  # noqa: E402
+from estimator_lib.canned import DNNLinearCombinedClassifierV2 as DNNLinearCombinedClassifier  # noqa: E402,E501
+from estimator_lib.canned import DNNLinearCombinedEstimatorV2 as DNNLinearCombinedEstimator  # noqa: E402,E501
+from estimator_lib.canned import DNNLinearCombinedRegressorV2 as DNNLinearCombinedRegressor  # noqa: E402,E501
+from estimator_lib.canned import DNNRegressorV2 as DNNRegressor  # noqa: E402
+from estimator_lib.canned import LinearClassifierV2 as LinearClassifier  # noqa: E402
+from estimator_lib.canned import LinearEstimatorV2 as LinearEstimator  # noqa: E402
+from estimator_lib.canned import LinearRegressorV2 as LinearRegressor  # noqa: E402
+from estimator_lib.head import BinaryClassHead  # noqa: E402
+from estimator_lib.head import Head  # noqa: E402
+from estimator_lib.head import LogisticRegressionHead  # noqa: E402
+from estimator_lib.head import MultiClassHead  # noqa: E402
+from estimator_lib.head import MultiHead  # noqa: E402
+from estimator_lib.head import MultiLabelHead  # noqa: E402
+from estimator_lib.head import PoissonRegressionHead  # noqa: E402
+from estimator_lib.head import RegressionHead  # noqa: E402
+from estimator_lib.head import classifier_parse_example_spec  # noqa: E402
+from estimator_lib.head import regressor_parse_example_spec  # noqa: E402
+
+from estimator_lib import compat  # noqa: E402,F401  (estimator_lib.compat.install())
 
 __version__ = "0.1.0"
 

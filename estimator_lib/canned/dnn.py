@@ -21,7 +21,6 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
-from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -121,7 +120,7 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
         # `<variable>/t_0/Adagrad` (a quirk that checkpoints carry).
         spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
-    return savers.with_partition_aware_saver(spec, config)
+    return spec
 
 
 # ---------------------------------------------------------------------------- v2

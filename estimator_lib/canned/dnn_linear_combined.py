@@ -17,7 +17,6 @@ from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
-from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -163,7 +162,7 @@ def _dnn_linear_combined_model_fn(
 
     spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                       train_op_fn=_train_op_fn, logits=logits)
-    return savers.with_partition_aware_saver(spec, config)
+    return spec
 
 
 def _combined_args(linear_feature_columns, dnn_feature_columns, dnn_hidden_units,

@@ -24,7 +24,6 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
-from estimator_lib.canned import savers
 
 ModeKeys = estimator_lib.ModeKeys
 
@@ -272,7 +271,7 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
             learning_rate=_LEARNING_RATE)
         spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
-    return savers.with_partition_aware_saver(spec, config)
+    return spec
 
 
 # ---------------------------------------------------------------------------- classes

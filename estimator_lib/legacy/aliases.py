@@ -16,9 +16,10 @@ longer imports, so a legacy program stops at its first import. After
   estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones.
 
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
-RunConfig, ...) are the library's own. The canned estimators are importable
-and raise NotImplementedError naming the alternative when built
-(estimator_lib.legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
+RunConfig, ...) are the library's own; so are the canned estimators, heads and
+TPUEstimator, whose module paths resolve to the real modules (module_aliases).
+What is not re-provided (BoostedTrees*, RNN, SDCA, KMeans) is importable and raises
+NotImplementedError naming the alternative when built (legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
 """
 
 import importlib.machinery
@@ -30,6 +31,7 @@ from typing import Dict, List, Mapping, Tuple
 import tensorflow as tf
 
 from estimator_lib.hooks import early_stopping
+from estimator_lib import canned
 from estimator_lib import estimator as estimator_module
 from estimator_lib import experimental
 from estimator_lib import export
@@ -38,6 +40,7 @@ from estimator_lib import extenders
 from estimator_lib import hooks
 from estimator_lib import keras as keras_module
 from estimator_lib import model_fn
+from estimator_lib.legacy import module_aliases
 from estimator_lib.legacy import numpy_io
 from estimator_lib import run_config
 from estimator_lib import train_eval
@@ -168,6 +171,7 @@ def _api_attributes(*, v1: bool) -> Dict[str, object]:
         WarmStartSettings=warm_starting.WarmStartSettings, VocabInfo=warm_starting.VocabInfo,
         add_metrics=extenders.add_metrics)
     attributes.update(_names(hooks, _SESSION_RUN_HOOK + _BASIC_HOOKS))
+    attributes.update(module_aliases.api_names(v1=v1))
     attributes.update(_unsupported(unsupported.CANNED_NAMES))
     return attributes
 
@@ -178,13 +182,13 @@ def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
         "export": _names(export, _EXPORT),
         "experimental": dict(
             _names(experimental, _EXPERIMENTAL),
+            **(canned.TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL if v1 else {}),
             **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
                            else unsupported.EXPERIMENTAL_NAMES)),
     }
     if v1:
         children["inputs"] = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
-        children["tpu"] = {api: getattr(unsupported, name)
-                           for api, name in unsupported.TPU_NAMES.items()}
+        children["tpu"] = module_aliases.real_modules()["tpu"]
     return children
 
 
@@ -200,15 +204,6 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
                                         "BestExporter"))
     inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
-    canned = {
-        "dnn": ("DNNClassifier", "DNNRegressor", "DNNEstimator"),
-        "linear": ("LinearClassifier", "LinearRegressor", "LinearEstimator"),
-        "dnn_linear_combined": ("DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
-                                "DNNLinearCombinedEstimator"),
-        "baseline": ("BaselineClassifier", "BaselineRegressor", "BaselineEstimator"),
-        "boosted_trees": ("BoostedTreesClassifier", "BoostedTreesRegressor",
-                          "BoostedTreesEstimator"),
-    }
     prefix = "python.estimator."
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),
@@ -242,19 +237,11 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
         prefix + "inputs.inputs": inputs,
         prefix + "inputs.numpy_io": dict(numpy_input_fn=numpy_io.numpy_input_fn),
         prefix + "inputs.pandas_io": dict(pandas_input_fn=numpy_io.pandas_input_fn),
-        prefix + "canned": _unsupported(unsupported.CANNED_NAMES),
-        prefix + "tpu": dict(vars(v1_api.tpu)),
-        prefix + "tpu.tpu_estimator": _unsupported(("TPUEstimator", "TPUEstimatorSpec")),
-        prefix + "tpu.tpu_config": {api: getattr(unsupported, name) for api, name
-                                    in unsupported.TPU_NAMES.items()
-                                    if api in ("TPUConfig", "RunConfig",
-                                               "InputPipelineConfig")},
+        prefix + "canned": dict(module_aliases.api_names(v1=True),
+                                **_unsupported(unsupported.CANNED_NAMES)),
+        prefix + "canned.boosted_trees": _unsupported(unsupported.CANNED_NAMES),
+        prefix + "head": {name: getattr(v2_api, name) for name in module_aliases.HEAD_NAMES},
     }
-    heads = tuple(name for name in unsupported.CANNED_NAMES if name.endswith("Head"))
-    canned["head"] = heads
-    tree[prefix + "head"] = _unsupported(heads)
-    for module, names in canned.items():
-        tree[prefix + "canned." + module] = _unsupported(names)
     return {path: {k: v for k, v in attrs.items() if not k.startswith("__") or
                    k == "__version__"} for path, attrs in tree.items()}
 
@@ -273,7 +260,8 @@ def _new_module(name: str, attributes: Mapping[str, object], *, package: bool,
 
 
 def _api_namespace(name: str, *, v1: bool) -> types.ModuleType:
-    children = {child: _new_module(f"{name}.{child}", attrs, package=False)
+    children = {child: attrs if isinstance(attrs, types.ModuleType)
+                else _new_module(f"{name}.{child}", attrs, package=False)
                 for child, attrs in _api_children(v1=v1).items()}
     return _new_module(name, dict(_api_attributes(v1=v1), **children), package=True)
 
@@ -294,6 +282,12 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
         if path:
             parent, _, leaf = full.rpartition(".")
             setattr(modules[parent], leaf, modules[full])
+    # Real modules: set as attributes of their parents, not as synthetic copies.
+    for path, module in sorted(module_aliases.real_modules().items()):
+        full = "tensorflow_estimator.python.estimator." + path
+        modules[full] = module
+        parent, _, leaf = full.rpartition(".")
+        _set_module_attribute(modules[parent], leaf, module)
     for api_name, api in ((f"{api_root}._v1.estimator", v1_api),
                           (f"{api_root}._v2.estimator", v2_api)):
         _add_namespace(modules, api_name, api)
@@ -306,6 +300,13 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
         old = "tensorflow.python.estimator" + full[len("tensorflow_estimator.python.estimator"):]
         modules[old] = modules[full]
     return v2_api, v1_api, modules
+
+
+def _set_module_attribute(parent: types.ModuleType, leaf: str,
+                          module: types.ModuleType) -> None:
+    """`parent.leaf = module`, unless it would overwrite a module of our own package."""
+    if getattr(parent, "__name__", "").startswith("tensorflow_estimator"):
+        setattr(parent, leaf, module)
 
 
 def _add_namespace(modules: Dict[str, types.ModuleType], name: str,

@@ -206,13 +206,10 @@ def check_compatible(checkpoint_path: str, variables=None) -> None:
         variables = tf.compat.v1.global_variables()
     stored = dict(tf.train.list_variables(checkpoint_path))
     missing, mismatched = [], []
-    for variable in variables:
-        name = variable.op.name
+    for name, shape in sorted(dict(_saved_name_and_shape(v) for v in variables).items()):
         if name not in stored:
             missing.append(name)
-            continue
-        shape = variable.shape.as_list() if variable.shape.rank is not None else None
-        if shape is not None and list(stored[name]) != shape:
+        elif shape is not None and list(stored[name]) != shape:
             mismatched.append(f"{name}: graph {shape} vs checkpoint {list(stored[name])}")
     if missing or mismatched:
         lines = []
@@ -225,6 +222,19 @@ def check_compatible(checkpoint_path: str, variables=None) -> None:
             + "; ".join(lines) + f"). The checkpoint holds: {sorted(stored)[:20]}. Use a new "
             "model_dir for a different model, or warm-start from the old one with "
             "WarmStartSettings(vars_to_warm_start=..., var_name_to_prev_var_name=...).")
+
+
+def _saved_name_and_shape(variable):
+    """The key and shape a default Saver stores `variable` under.
+
+    A part of a partitioned variable (`dnn/logits/kernel/part_0`, as the v1 canned
+    estimators make) is stored as its whole: `dnn/logits/kernel`, the full shape.
+    """
+    slice_info = getattr(variable, "_save_slice_info", None)
+    if slice_info is not None:
+        return slice_info.full_name, list(slice_info.full_shape)
+    shape = variable.shape.as_list() if variable.shape.rank is not None else None
+    return variable.op.name, shape
 
 
 def checkpoint_problem(path: str) -> Optional[str]:

@@ -232,38 +232,60 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
         self.assertEqual(outputs["classes"].shape, (2,))
 
     @parameterized.parameters(
-        ("tf.estimator.DNNClassifier", "Dense layers"),
-        ("tf.estimator.LinearRegressor", "LinearModel"),
-        ("tf.estimator.DNNLinearCombinedClassifier", "WideDeepModel"),
         ("tf.estimator.BoostedTreesClassifier", "Decision Forests"),
-        ("tf.estimator.BaselineClassifier", "custom model_fn"),
-        ("tf.estimator.MultiClassHead", "model_fn"),
+        ("tf.estimator.BoostedTreesRegressor", "Decision Forests"),
         ("tf.estimator.experimental.RNNClassifier", "LSTM"),
-        ("tf.compat.v1.estimator.DNNRegressor", "model_to_estimator"),
-        ("tf.compat.v1.estimator.tpu.TPUEstimator", "TPUStrategy"),
-        ("tf.compat.v1.estimator.tpu.RunConfig", "TPUStrategy"),
+        ("tf.estimator.experimental.LinearSDCA", "LinearModel"),
         ("tf.compat.v1.estimator.experimental.KMeans", "custom model_fn"),
     )
     def test_unsupported_estimators_name_the_alternative(self, path, alternative):
         target = tf
         for part in path.split(".")[1:]:
             target = getattr(target, part)
-        api_name = path.replace("tf.compat.v1.estimator.DNN", "tf.estimator.DNN")
         with self.assertRaisesRegex(NotImplementedError,
-                                    rf"{api_name} is not supported by estimator_lib.*"
+                                    rf"{path} is not supported by estimator_lib.*"
                                     rf"{alternative}"):
             target(hidden_units=[4], feature_columns=[])
 
     def test_unsupported_classes_can_be_subclassed(self):
 
-        class MyDNN(tf.estimator.DNNClassifier):  # What a legacy module does at import.
+        class MyTrees(tf.estimator.BoostedTreesClassifier):  # What a legacy module does.
             def __init__(self):  # pylint: disable=super-init-not-called
                 pass
 
-        with self.assertRaisesRegex(NotImplementedError, "DNNClassifier"):
-            MyDNN()
+        with self.assertRaisesRegex(NotImplementedError, "BoostedTreesClassifier"):
+            MyTrees()
         for name in unsupported.CANNED_NAMES:
             self.assertTrue(hasattr(tf.estimator, name), name)
+
+    @parameterized.parameters(
+        ("tf.estimator.DNNClassifier", "estimator_lib.canned.dnn.DNNClassifierV2"),
+        ("tf.compat.v1.estimator.DNNClassifier", "estimator_lib.canned.dnn.DNNClassifier"),
+        ("tf.estimator.LinearRegressor", "estimator_lib.canned.linear.LinearRegressorV2"),
+        ("tf.estimator.BaselineClassifier",
+         "estimator_lib.canned.baseline.BaselineClassifierV2"),
+        ("tf.estimator.MultiClassHead", "estimator_lib.head.multi_class_head.MultiClassHead"),
+        ("tf.compat.v1.estimator.tpu.TPUEstimator",
+         "estimator_lib.tpu.tpu_estimator.TPUEstimator"),
+        ("tf.compat.v1.estimator.tpu.RunConfig", "estimator_lib.tpu.tpu_config.RunConfig"),
+    )
+    def test_canned_heads_and_tpu_resolve_to_the_library(self, path, qualified):
+        target = tf
+        for part in path.split(".")[1:]:
+            target = getattr(target, part)
+        self.assertEqual(f"{target.__module__}.{target.__qualname__}", qualified)
+
+    def test_module_paths_of_canned_heads_and_tpu_are_the_real_modules(self):
+        # pylint: disable=import-outside-toplevel
+        from tensorflow.python.estimator.canned import metric_keys
+        from tensorflow_estimator.python.estimator.canned import dnn, prediction_keys
+        from tensorflow_estimator.python.estimator.head import binary_class_head
+        from tensorflow_estimator.python.estimator.tpu import tpu_config
+        self.assertEqual(dnn.__name__, "estimator_lib.canned.dnn")
+        self.assertEqual(metric_keys.MetricKeys.AUC, "auc")
+        self.assertEqual(prediction_keys.PredictionKeys.CLASS_IDS, "class_ids")
+        self.assertIs(binary_class_head.BinaryClassHead, el.BinaryClassHead)
+        self.assertEqual(tpu_config.InputPipelineConfig.PER_HOST_V2, 3)
 
     def test_parameter_server_strategy_is_listed(self):
         self.assertIn("ParameterServerStrategy", "".join(unsupported.UNSUPPORTED))
