@@ -28,7 +28,8 @@ _BLOCK = re.compile(r"^```python run:(?P<tag>[\w:]+)\n(?P<code>.*?)^```$", re.M 
 _COLUMNS = ("legacy", "estimator_lib", "tf2")
 # The topics the migration reference must cover, each in all three columns.
 _TOPICS = ("model_to_estimator", "model_fn", "input_fn", "hooks", "run_config",
-           "train_and_evaluate", "exporters", "early_stopping", "warm_start")
+           "train_and_evaluate", "exporters", "early_stopping", "warm_start", "canned",
+           "tpu_estimator")
 
 
 def _read_doc() -> str:
