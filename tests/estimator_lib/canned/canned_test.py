@@ -220,3 +220,16 @@ class MirroredStrategyTest(tf.test.TestCase, parameterized.TestCase):
 
 if __name__ == "__main__":
     tf.test.main()
+
+
+class BaselineTest(tf.test.TestCase):
+
+    def test_v2_baseline_with_several_features_trains(self):
+        # The original failed at session start (FailedPreconditionError) when the
+        # features held more than one key; a bug not copied (docs/estimator.md).
+        est = canned.BaselineClassifierV2(
+            model_dir=os.path.join(self.get_temp_dir(), "baseline"))
+        est.train(fixtures.input_fn(False, repeat=True), steps=3)
+        results = est.evaluate(fixtures.input_fn(False, repeat=False))
+        self.assertEqual(results["global_step"], 3)
+        self.assertIn("accuracy", results)
