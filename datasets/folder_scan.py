@@ -14,6 +14,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from estimator_lib.datasets import errors
 from estimator_lib.datasets.errors import BadDataError
 
 IMAGE_EXTENSIONS = (".jpeg", ".jpg")
@@ -198,7 +199,7 @@ def scan_folder(folder: str, *, class_names: Optional[Sequence[str]] = None,
     def bad(path: str, reason: str, message: str) -> None:
         if not skip:
             raise BadDataError(
-                f"{message} Pass on_bad_file='skip' to leave such files out.",
+                f"{message} {errors.SKIP_BAD_FILES} to leave such files out.",
                 path=path)
         skipped.append((path, reason))
 
@@ -228,7 +229,7 @@ def scan_folder(folder: str, *, class_names: Optional[Sequence[str]] = None,
             if not skip:
                 raise BadDataError(
                     f"Class folder {class_dir} has no usable image (class "
-                    f"{name!r}). Pass on_bad_file='skip' to keep the class "
+                    f"{name!r}). {errors.SKIP_BAD_FILES} to keep the class "
                     "with no examples.", path=class_dir)
             empty.append(name)
     if not files:

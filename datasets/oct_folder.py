@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from estimator_lib.datasets import (image_folder, images, kaggle_download, pipeline,
                       tfrecord_writer)
+from estimator_lib.datasets import errors
 from estimator_lib.datasets.errors import BadDataError
 
 CLASS_NAMES = ("CNV", "DME", "DRUSEN", "NORMAL")
@@ -46,7 +47,7 @@ def find_root(data_dir: str, *,
     """
     if not os.path.isdir(data_dir):
         raise BadDataError(f"`data_dir` {data_dir} does not exist. Download "
-                           "the data with download_oct(data_dir).",
+                           f"the data with {errors.DOWNLOAD_OCT}.",
                            path=data_dir)
     found, level = [], [(os.path.abspath(data_dir), 0)]
     while level:
@@ -63,7 +64,7 @@ def find_root(data_dir: str, *,
             f"`data_dir` {data_dir} holds no OCT2017 folder with "
             f"{'/'.join(SPLITS)} splits (expected "
             f"{os.path.join(data_dir, 'OCT2017', 'train', 'CNV', '*.jpeg')}). "
-            "Download it with download_oct(data_dir).", path=data_dir)
+            f"Download it with {errors.DOWNLOAD_OCT}.", path=data_dir)
     found.sort()
     root = found[0][2]
     if len(found) > 1:

@@ -5,47 +5,16 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 """
 
 # pylint: disable=g-bad-import-order,wrong-import-position
-from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
+import sys as _sys
 
-from estimator_lib import tf_patches
-from estimator_lib import compat  # noqa: F401  (estimator_lib.compat.install())
-from estimator_lib import experimental
-from estimator_lib import export
-from estimator_lib import hooks
-from estimator_lib.estimator import Estimator
-from estimator_lib.extenders import add_metrics
-from estimator_lib.export.exporters import BestExporter
-from estimator_lib.export.exporters import Exporter
-from estimator_lib.export.exporters import FinalExporter
-from estimator_lib.export.exporters import LatestExporter
-from estimator_lib.hooks import CheckpointSaverHook
-from estimator_lib.hooks import CheckpointSaverListener
-from estimator_lib.hooks import FeedFnHook
-from estimator_lib.hooks import FinalOpsHook
-from estimator_lib.hooks import GlobalStepWaiterHook
-from estimator_lib.hooks import LoggingTensorHook
-from estimator_lib.hooks import NanLossDuringTrainingError
-from estimator_lib.hooks import NanTensorHook
-from estimator_lib.hooks import ProfilerHook
-from estimator_lib.hooks import SecondOrStepTimer
-from estimator_lib.hooks import SessionRunArgs
-from estimator_lib.hooks import SessionRunContext
-from estimator_lib.hooks import SessionRunHook
-from estimator_lib.hooks import SessionRunValues
-from estimator_lib.hooks import StepCounterHook
-from estimator_lib.hooks import StopAtStepHook
-from estimator_lib.hooks import SummarySaverHook
-from estimator_lib.keras import model_to_estimator
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.run_config import RunConfig
-from estimator_lib.train_eval import EvalSpec
-from estimator_lib.train_eval import TrainSpec
-from estimator_lib.train_eval import train_and_evaluate
-from estimator_lib.warm_starting import VocabInfo
-from estimator_lib.warm_starting import WarmStartSettings
+from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
 __version__ = "0.1.0"
 
-if tf_patches.tf_config_names_a_cluster():
-    tf_patches.bound_multi_worker_wait()  # See tf_patches: the strategy is built before us.
+if _sys.argv[:1] == ["-m"]:
+    # `python -m estimator_lib.<module>`: Python imports this package before the module
+    # runs (argv[0] is "-m" until then). The binaries parse their flags and answer --help
+    # or a flag error before TensorFlow loads, so the public names load on first use.
+    from estimator_lib._lazy_api import module_getattr as __getattr__  # noqa: F401
+else:
+    from estimator_lib._api import *  # noqa: F401,F403  pylint: disable=wildcard-import

@@ -15,11 +15,12 @@ import os
 
 from absl import app
 
-from estimator_lib.datasets import download_oct
-from estimator_lib.datasets import oct_folder
 from estimator_lib.bin import cli
-from estimator_lib.jobs import progress
 from estimator_lib.flags import definitions as defs
+
+# Loaded in main, after the flags are parsed (cli.lazy_module).
+oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
+progress = cli.lazy_module("estimator_lib.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.download_oct"
 KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)
@@ -47,7 +48,7 @@ def main(argv):
             "~6 GB unpacked), e.g. --data_dir=/data/oct.")
     display = progress.ProgressDisplay("Extracting", unit="files")
     try:
-        root = download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
+        root = oct_folder.download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
                             keep_archive=defs.KEEP_ARCHIVE.value, progress=display)
     finally:
         display.close()

@@ -30,12 +30,13 @@ from absl import app
 from absl import flags as absl_flags
 
 from estimator_lib.bin import cli
-from estimator_lib.jobs import devices as devices_lib
-from estimator_lib.jobs import job
-from estimator_lib.jobs import scaling_report
 from estimator_lib.flags import definitions as defs
 
-import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
+# Loaded in main, after the flags are parsed (cli.lazy_module).
+tf = cli.lazy_module("tensorflow")
+devices_lib = cli.lazy_module("estimator_lib.jobs.devices")
+job = cli.lazy_module("estimator_lib.jobs.job")
+scaling_report = cli.lazy_module("estimator_lib.jobs.scaling_report")
 
 PROGRAM = "estimator_lib.bin.scaling_benchmark"
 TRAIN_MODULE = "estimator_lib.bin.train"
