@@ -19,7 +19,9 @@ with a checkpoint (estimator_lib/training/preemption.py) and one line; exit 143 
 
 import importlib
 import os
+import re
 import sys
+import tempfile
 import types
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
@@ -147,10 +149,39 @@ def _refuse_foreign_flags(program: str, key_flags: Sequence[absl_flags.FlagHolde
                   f"--help lists the flags it takes.")
 
 
+# TensorFlow's C++ start-up lines. TF 2.21 logs them through absl before absl's log is
+# initialised, which TF_CPP_MIN_LOG_LEVEL does not reach, so they are filtered.
+_START_UP_NOISE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IW]\d{4} "
+    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate)")
+
+
 def _quiet_tensorflow() -> None:
-    """Hides TensorFlow's C++ INFO and WARNING lines unless asked (must run before TF loads)."""
-    if TF_LOG_VARIABLE not in os.environ and absl_flags.FLAGS["verbosity"].value < 1:
-        os.environ[TF_LOG_VARIABLE] = "2"
+    """Loads TensorFlow without its C++ start-up lines, unless asked for them.
+
+    Asked: TF_CPP_MIN_LOG_LEVEL set in the environment, or --verbosity of 1 or more.
+    Otherwise TF_CPP_MIN_LOG_LEVEL=2 (C++ errors only) and TensorFlow is imported with
+    stderr captured; what it wrote is passed on, less the start-up lines.
+    """
+    if (TF_LOG_VARIABLE in os.environ or absl_flags.FLAGS["verbosity"].value >= 1
+            or "tensorflow" in sys.modules):
+        return
+    os.environ[TF_LOG_VARIABLE] = "2"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            importlib.import_module("estimator_lib._keras_switch")  # Before TensorFlow.
+            importlib.import_module("tensorflow")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            for line in captured.read().decode(errors="replace").splitlines():
+                if not _START_UP_NOISE.match(line):
+                    sys.stderr.write(line + "\n")
+            sys.stderr.flush()
 
 
 def _make_parser(program: str,
@@ -164,7 +195,6 @@ def _make_parser(program: str,
             # Only the help flags exit while parsing; they printed what was asked.
             raise SystemExit(0) from done.__cause__
         _refuse_foreign_flags(program, key_flags)
-        _quiet_tensorflow()
         return remaining
     return parse
 
@@ -185,6 +215,7 @@ def run(main: Callable[[List[str]], None], *, program: str,
 
     def guarded_main(argv: List[str]) -> None:
         try:
+            _quiet_tensorflow()
             main(argv)
         except app.UsageError as error:
             fail(program, for_the_command_line(one_line(error)), EXIT_USAGE)

@@ -14,6 +14,9 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
     python -m estimator_lib.bin.train --flagfile=run.flags
 """
 
+import logging
+import sys
+
 # Only absl and the flags here: --help and flag errors are answered before the job
 # (and TensorFlow) is imported, in main.
 from absl import app
@@ -59,6 +62,12 @@ def main(argv):
     config = config_from_flags()
     logger = tf.get_logger()
     verbosity, propagate = logger.level, logger.propagate
+    # TensorFlow gives its logger a handler only when it loads before absl's is set
+    # up; here it loads after (flags first), so give it the one it would have had.
+    handler = None if logger.handlers else logging.StreamHandler(sys.stderr)
+    if handler:
+        handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
+        logger.addHandler(handler)
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)  # Progress by default.
     logger.propagate = False  # One copy of each line, not absl's as well.
     try:
@@ -66,6 +75,8 @@ def main(argv):
     finally:  # A test that calls main() gets the process's logging back.
         logger.setLevel(verbosity)
         logger.propagate = propagate
+        if handler:
+            logger.removeHandler(handler)
     print("\n".join(summary.lines()), flush=True)
 
 
