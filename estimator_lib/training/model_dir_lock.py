@@ -57,6 +57,13 @@ def _read_owner(path):
         return {}
 
 
+def _mtime(path: str) -> float:
+    try:
+        return os.path.getmtime(path)
+    except OSError:
+        return 0.0
+
+
 def owner_is_live(owner: dict, *, host: str, now: float, lease_secs: float = LEASE_SECS,
                   pid_alive: Callable[[int], bool] = _alive) -> bool:
     """Whether the lock's `owner` still trains: see the module docstring."""
@@ -153,7 +160,8 @@ def model_dir_lock(model_dir: str, *, lease_secs: float = LEASE_SECS,
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            owner = _read_owner(path)
+            # A lock being written right now reads empty: live while it is fresh.
+            owner = _read_owner(path) or {"renewed": _mtime(path)}
             now = clock()
             if not owner_is_live(owner, host=host, now=now, lease_secs=lease_secs,
                                  pid_alive=pid_alive):

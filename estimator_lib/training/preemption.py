@@ -44,6 +44,12 @@ class Preempted(SystemExit):
         return self.message
 
 
+def checkpoint_step(checkpoint: Optional[str]) -> Optional[int]:
+    """The step in a checkpoint's name (`model.ckpt-1234`); Keras' hold no global_step key."""
+    suffix = (checkpoint or "").rsplit("-", 1)[-1]
+    return int(suffix) if suffix.isdigit() else None
+
+
 class StopRequest:
     """Set by the first signal; read by the training loop before each step."""
 

@@ -93,7 +93,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
     if stop.requested:
-        raise preemption.Preempted(stop.signum, checkpoints.global_step_of(
+        raise preemption.Preempted(stop.signum, preemption.checkpoint_step(
             checkpoints.newest_readable(config.model_dir)), config.model_dir)
     if not any_step_done:
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
@@ -128,7 +128,11 @@ def _add_loss_summary(loss) -> None:
     for summary in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES):
         if summary.op.type == "ScalarSummary" and summary.op.inputs[0].op.name.endswith("loss"):
             return
-    tf.compat.v1.summary.scalar("loss", loss)
+    # The tag is "loss" whatever ops the model_fn named "loss" (summary.scalar would
+    # write "loss_1" for a Keras model, as the original did, so that training and
+    # evaluation curves never shared a chart: docs/estimator.md, deliberate differences).
+    summary = tf.raw_ops.ScalarSummary(tags="loss", values=loss, name="loss_summary")
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SUMMARIES, summary)
 
 
 def _add_saver(scaffold, config) -> None:
