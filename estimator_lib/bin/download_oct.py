@@ -26,6 +26,11 @@ PROGRAM = "estimator_lib.bin.download_oct"
 KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)
 
 
+def download_oct(data_dir: str, **kwargs) -> str:
+    """`datasets.download_oct`, loaded when first called (after the flags are parsed)."""
+    return oct_folder.download_oct(data_dir, **kwargs)
+
+
 def count_images(root: str) -> dict:
     """Images per split folder under the OCT root."""
     counts = {}
@@ -48,7 +53,7 @@ def main(argv):
             "~6 GB unpacked), e.g. --data_dir=/data/oct.")
     display = progress.ProgressDisplay("Extracting", unit="files")
     try:
-        root = oct_folder.download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
+        root = download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
                             keep_archive=defs.KEEP_ARCHIVE.value, progress=display)
     finally:
         display.close()
