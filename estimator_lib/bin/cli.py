@@ -144,7 +144,8 @@ def _refuse_foreign_flags(program: str, key_flags: Sequence[absl_flags.FlagHolde
     parts = []
     for name in foreign:
         where = owners.get(_aliases().get(name, name), ())
-        parts.append(f"--{name} ({'a flag of ' + ' and '.join(where) if where else 'no binary reads it'})")
+        owner = f"a flag of {' and '.join(where)}" if where else "no binary reads it"
+        parts.append(f"--{name} ({owner})")
     fail(program, f"{program} does not take {', '.join(parts)}; "
                   f"--help lists the flags it takes.")
 
