@@ -21,3 +21,11 @@ class DownloadError(RuntimeError):
     Binaries print `str(error)` and exit non-zero: no traceback is needed,
     and the message never holds a credential.
     """
+
+
+# The remedies messages name, as a Python caller writes them. The binaries name their
+# flag or command instead (estimator_lib/bin/cli.py maps each of these).
+SKIP_BAD_FILES = "Pass on_bad_file='skip'"
+DOWNLOAD_OCT = "download_oct(data_dir)"
+USE_SYNTHETIC = "synthetic_data=True"
+REMEDIES = (SKIP_BAD_FILES, DOWNLOAD_OCT, USE_SYNTHETIC)

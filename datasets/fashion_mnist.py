@@ -21,7 +21,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import tensorflow as tf
 
-from estimator_lib.datasets import idx, pipeline, synthetic
+from estimator_lib.datasets import errors, idx, pipeline, synthetic
 from estimator_lib.datasets.errors import DownloadError
 
 NUM_CLASSES = 10
@@ -101,7 +101,7 @@ def locate_files(data_dir: Optional[str] = None, *,
     if not download:
         raise DownloadError(
             f"Fashion-MNIST files not found: put {names} in {where}, or use "
-            "the synthetic dataset (synthetic_data=True).")
+            f"the synthetic dataset ({errors.USE_SYNTHETIC}).")
     target = data_dir or cache
     report = progress or (lambda line: tf.compat.v1.logging.info(line))
     try:
@@ -141,7 +141,7 @@ def _download(url: str, path: str, md5: str, *, timeout: float, where: str,
         raise DownloadError(
             f"Could not download Fashion-MNIST from {url} ({reason}). Put "
             f"{names} in {where}, or use the synthetic dataset "
-            "(synthetic_data=True).") from None
+            f"({errors.USE_SYNTHETIC}).") from None
     finally:
         if os.path.exists(partial):
             os.remove(partial)

@@ -10,10 +10,12 @@ import collections
 import concurrent.futures
 import dataclasses
 import os
+import random
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
+from estimator_lib.datasets import errors
 from estimator_lib.datasets.errors import BadDataError
 
 IMAGE_EXTENSIONS = (".jpeg", ".jpg")
@@ -34,6 +36,8 @@ class FolderListing:
         labels: The label of each file.
         skipped: (path, reason) for each file or folder left out.
         empty_classes: Class names whose folder has no usable image.
+        subset: A split of the folder's files (`split_listing`): readers take
+            `files` as listed rather than every file of each class folder.
     """
 
     folder: str
@@ -42,6 +46,7 @@ class FolderListing:
     labels: Tuple[int, ...]
     skipped: Tuple[Tuple[str, str], ...] = ()
     empty_classes: Tuple[str, ...] = ()
+    subset: bool = False
 
     @property
     def counts(self) -> Dict[str, int]:
@@ -106,6 +111,45 @@ def decode_problem(path: str) -> Optional[str]:
             tf.errors.DataLossError):
         return "corrupt JPEG"
     return None
+
+
+def first_undecodable(paths: Sequence[str], *, chunk: int = 256) -> Optional[str]:
+    """The first of `paths` that TF cannot decode, or None; stops at the first bad chunk."""
+    for start in range(0, len(paths), chunk):
+        part = list(paths[start:start + chunk])
+        problems = _decode_all(part, decode_problem)
+        for path in part:
+            if path in problems:
+                return path
+    return None
+
+
+def split_listing(listing: FolderListing, *, test_fraction: float = 0.2,
+                  seed: int = 0) -> Tuple[FolderListing, FolderListing]:
+    """A seeded (train, test) split of a listing, per class.
+
+    Each class with n >= 2 images gives max(1, round(test_fraction * n)) of them,
+    chosen by `seed`, to test and keeps the rest (at least one) for training.
+
+    Raises:
+        ValueError: If `test_fraction` is not in (0, 1).
+    """
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"`test_fraction` must be in (0, 1). "
+                         f"Received: test_fraction={test_fraction!r}.")
+    rng = random.Random(seed)
+    test = set()
+    for label in range(len(listing.class_names)):
+        files = [f for f, lab in zip(listing.files, listing.labels) if lab == label]
+        if len(files) >= 2:
+            count = min(len(files) - 1, max(1, round(test_fraction * len(files))))
+            test.update(rng.sample(files, count))
+
+    def part(keep) -> FolderListing:
+        pairs = [(f, lab) for f, lab in zip(listing.files, listing.labels) if keep(f)]
+        return dataclasses.replace(listing, files=tuple(f for f, _ in pairs),
+                                   labels=tuple(lab for _, lab in pairs), subset=True)
+    return part(lambda f: f not in test), part(lambda f: f in test)
 
 
 def _check_files(paths: Sequence[str], verify: str) -> Dict[str, str]:
@@ -198,7 +242,7 @@ def scan_folder(folder: str, *, class_names: Optional[Sequence[str]] = None,
     def bad(path: str, reason: str, message: str) -> None:
         if not skip:
             raise BadDataError(
-                f"{message} Pass on_bad_file='skip' to leave such files out.",
+                f"{message} {errors.SKIP_BAD_FILES} to leave such files out.",
                 path=path)
         skipped.append((path, reason))
 
@@ -228,7 +272,7 @@ def scan_folder(folder: str, *, class_names: Optional[Sequence[str]] = None,
             if not skip:
                 raise BadDataError(
                     f"Class folder {class_dir} has no usable image (class "
-                    f"{name!r}). Pass on_bad_file='skip' to keep the class "
+                    f"{name!r}). {errors.SKIP_BAD_FILES} to keep the class "
                     "with no examples.", path=class_dir)
             empty.append(name)
     if not files:

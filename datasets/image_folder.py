@@ -36,7 +36,7 @@ def files_dataset(listing: folder_scan.FolderListing) -> tf.data.Dataset:
         pattern = os.path.join(os.path.dirname(path),
                                "*" + os.path.splitext(path)[1])
         patterns[pattern] = label
-    if any(_GLOB_CHARS & set(os.path.dirname(p)) for p in patterns):
+    if listing.subset or any(_GLOB_CHARS & set(os.path.dirname(p)) for p in patterns):
         return tf.data.Dataset.from_tensor_slices(
             (list(listing.files), tf.constant(listing.labels, tf.int32)))
     ordered = sorted(patterns)
@@ -102,7 +102,8 @@ def make_input_fn(folder: str, *, batch_size: Optional[int] = None,
                   deterministic: Optional[bool] = None,
                   private_threadpool_size: Optional[int] = None,
                   max_intra_op_parallelism: Optional[int] = None,
-                  on_bad_file: str = "raise", verify: str = "header"
+                  on_bad_file: str = "raise", verify: str = "header",
+                  listing: Optional[folder_scan.FolderListing] = None
                   ) -> pipeline.InputFn:
     """Builds an input_fn over `folder`/CLASS/*.jpeg.
 
@@ -133,6 +134,8 @@ def make_input_fn(folder: str, *, batch_size: Optional[int] = None,
         max_intra_op_parallelism: Threads one op may use inside tf.data.
         on_bad_file: 'raise' or 'skip' (see `folder_scan.scan_folder`).
         verify: 'header', 'decode' or 'none' (see `folder_scan.scan_folder`).
+        listing: The files to read, already scanned (e.g. one part of
+            `folder_scan.split_listing`); default: scan `folder`.
 
     Returns:
         An input_fn taking the optional mode/params/config/input_context;
@@ -144,8 +147,11 @@ def make_input_fn(folder: str, *, batch_size: Optional[int] = None,
         BadDataError: If the folder has a problem (see `scan_folder`).
     """
     pipeline.check_epochs(epochs)
-    listing = folder_scan.scan_folder(folder, class_names=class_names,
-                                      on_bad_file=on_bad_file, verify=verify)
+    if listing is None:
+        listing = folder_scan.scan_folder(folder, class_names=class_names,
+                                          on_bad_file=on_bad_file, verify=verify)
+    else:
+        folder_scan.check_options(on_bad_file, verify)
     images.check_channels(channels)
     expand = grayscale and channels > 1
     parse = make_parse_fn(listing.class_names, image_size=image_size,

@@ -1,6 +1,8 @@
 """The Kaggle retinal OCT dataset (Kermany 2018, `OCT2017`).
 
-Layout: `OCT2017/{train,test,val}/{CNV,DME,DRUSEN,NORMAL}/*.jpeg`. The real
+Layout: `OCT2017/{train,test,val}/{CNV,DME,DRUSEN,NORMAL}/*.jpeg`, or a plain
+`{CNV,DME,DRUSEN,NORMAL}/*.jpeg` folder (a sample), split into train and test
+by a seeded draw (`HOLDOUT_FRACTION` of each class to test). The real
 archive unpacks to `OCT2017 ` (a trailing space) and also holds a duplicate
 lower-case tree (`oct2017/OCT2017 /...`): `find_root` picks one tree, the
 shallowest, upper-case first, and logs the duplicates it ignores, so no image
@@ -12,14 +14,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib.datasets import (image_folder, images, kaggle_download, pipeline,
-                      tfrecord_writer)
+from estimator_lib.datasets import (folder_scan, image_folder, images, kaggle_download,
+                                    pipeline, tfrecord_writer)
+from estimator_lib.datasets import errors
 from estimator_lib.datasets.errors import BadDataError
 
 CLASS_NAMES = ("CNV", "DME", "DRUSEN", "NORMAL")
 SPLITS = ("train", "test", "val")
 KAGGLE_DATASET = "paultimothymooney/kermany2018"
 _MAX_DEPTH = 3
+HOLDOUT_FRACTION = 0.2
 
 
 def _dirs(path: str) -> List[str]:
@@ -46,7 +50,7 @@ def find_root(data_dir: str, *,
     """
     if not os.path.isdir(data_dir):
         raise BadDataError(f"`data_dir` {data_dir} does not exist. Download "
-                           "the data with download_oct(data_dir).",
+                           f"the data with {errors.DOWNLOAD_OCT}.",
                            path=data_dir)
     found, level = [], [(os.path.abspath(data_dir), 0)]
     while level:
@@ -63,7 +67,7 @@ def find_root(data_dir: str, *,
             f"`data_dir` {data_dir} holds no OCT2017 folder with "
             f"{'/'.join(SPLITS)} splits (expected "
             f"{os.path.join(data_dir, 'OCT2017', 'train', 'CNV', '*.jpeg')}). "
-            "Download it with download_oct(data_dir).", path=data_dir)
+            f"Download it with {errors.DOWNLOAD_OCT}.", path=data_dir)
     found.sort()
     root = found[0][2]
     if len(found) > 1:
@@ -71,6 +75,26 @@ def find_root(data_dir: str, *,
             f"Reading OCT images from {root}; ignoring the duplicate "
             f"tree(s) {', '.join(repr(f[2]) for f in found[1:])}.")
     return root
+
+
+def is_class_folder(data_dir: str) -> bool:
+    """Whether `data_dir` is a plain CLASS/*.jpeg folder (no split folders)."""
+    names = _dirs(data_dir)
+    return bool(names) and not _split_names(data_dir) and any(
+        name.lower().endswith(folder_scan.IMAGE_EXTENSIONS)
+        for d in names for name in os.listdir(os.path.join(data_dir, d)))
+
+
+def available_splits(data_dir: str) -> List[str]:
+    """The splits `make_input_fn` can read: those present, or train and test of a
+    plain CLASS/*.jpeg folder; [] when `data_dir` is neither."""
+    try:
+        root = find_root(data_dir, log=lambda message: None)
+    except BadDataError:
+        return ["train", "test"] if os.path.isdir(data_dir) and is_class_folder(
+            data_dir) else []
+    present = {name.strip().lower() for name in _split_names(root)}
+    return [split for split in SPLITS if split in present]
 
 
 def split_dir(data_dir: str, split: str, *,
@@ -105,9 +129,12 @@ def make_input_fn(data_dir: str, *, split: str = "train",
                   prefetch_buffer: Optional[int] = pipeline.AUTOTUNE,
                   drop_remainder: bool = False,
                   deterministic: Optional[bool] = None,
-                  on_bad_file: str = "raise", verify: str = "header"
-                  ) -> pipeline.InputFn:
+                  on_bad_file: str = "raise", verify: str = "header",
+                  split_seed: int = 0) -> pipeline.InputFn:
     """Builds an input_fn over one split of the OCT folders.
+
+    A plain CLASS/*.jpeg folder (no split folders) is split per class by
+    `split_seed`: `HOLDOUT_FRACTION` of each class is 'test', the rest 'train'.
 
     Images are decoded to 3 channels (grayscale copied), converted to float
     in [0, 1] and resized to 224x224 by default; labels are one-hot over
@@ -136,6 +163,7 @@ def make_input_fn(data_dir: str, *, split: str = "train",
             seeded or outside TRAIN.
         on_bad_file: 'raise' or 'skip' (see `folder_scan.scan_folder`).
         verify: 'header', 'decode' or 'none'.
+        split_seed: Seeds the train/test draw of a plain CLASS/*.jpeg folder.
 
     Returns:
         An input_fn taking the optional mode/params/config/input_context,
@@ -145,9 +173,22 @@ def make_input_fn(data_dir: str, *, split: str = "train",
         ValueError: If an argument is invalid.
         BadDataError: If the data is missing or bad (see `scan_folder`).
     """
-    folder = split_dir(data_dir, split)
+    listing = None
+    if os.path.isdir(data_dir) and is_class_folder(data_dir):
+        if split not in ("train", "test"):
+            raise BadDataError(
+                f"{data_dir} is a plain CLASS/*.jpeg folder: its splits are 'train' and "
+                f"'test' (a seeded draw). Received: split={split!r}.", path=data_dir)
+        folder = os.path.abspath(data_dir)
+        train, test = folder_scan.split_listing(
+            folder_scan.scan_folder(folder, class_names=sorted(class_names),
+                                    on_bad_file=on_bad_file, verify=verify),
+            test_fraction=HOLDOUT_FRACTION, seed=split_seed)
+        listing = train if split == "train" else test
+    else:
+        folder = split_dir(data_dir, split)
     return image_folder.make_input_fn(
-        folder, batch_size=batch_size, global_batch_size=global_batch_size,
+        folder, listing=listing, batch_size=batch_size, global_batch_size=global_batch_size,
         mode=mode, class_names=sorted(class_names), image_size=image_size,
         channels=channels, grayscale=grayscale, epochs=epochs,
         shuffle_buffer=shuffle_buffer, seed=seed,

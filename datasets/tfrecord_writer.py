@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 import numpy as np
 import tensorflow as tf
 
-from estimator_lib.datasets import folder_scan, images, tfrecords
+from estimator_lib.datasets import errors, folder_scan, images, tfrecords
 from estimator_lib.datasets.errors import BadDataError
 
 TARGET_SHARD_BYTES = 100 * 2**20
@@ -205,8 +205,8 @@ def _write_shard(path: str, records, part, listing, on_bad_file: str,
                 if record is None:
                     if on_bad_file != "skip":
                         raise BadDataError(
-                            f"{source} is a bad image: {problem}. Pass "
-                            "on_bad_file='skip' to leave such files out.",
+                            f"{source} is a bad image: {problem}. "
+                            f"{errors.SKIP_BAD_FILES} to leave such files out.",
                             path=source)
                     skipped.append((source, problem))
                     continue

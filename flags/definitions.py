@@ -21,7 +21,8 @@ CROSS_DEVICE_OPS = ("auto", "nccl", "reduction_to_one", "hierarchical_copy")
 DTYPES = ("float32", "mixed_float16", "mixed_bfloat16")
 SCALINGS = ("weak", "strong")
 IMAGE_FORMATS = ("jpeg", "raw")
-ON_BAD_FILE = ("raise", "skip")
+# "raise" is the datasets/ argument value, kept as an alias of "fail".
+ON_BAD_FILE = ("fail", "skip", "raise")
 OCT_SPLITS = ("train", "test", "val")
 # Named --weights values; anything else must be a file.
 WEIGHTS_NAMES = ("imagenet", "none")
@@ -138,7 +139,9 @@ LOG_STEPS = absl_flags.DEFINE_integer(
     "Log loss, global_step/sec and examples/sec (all replicas) every this many steps.",
     lower_bound=1)
 SAVE_SUMMARY_STEPS = absl_flags.DEFINE_integer(
-    "save_summary_steps", 100, "Write TensorBoard summaries every this many steps.",
+    "save_summary_steps", 10,
+    "Write TensorBoard summaries every this many steps (the binaries' default draws a "
+    "curve for a 100-step run; RunConfig's own default is 100).",
     lower_bound=1)
 WARM_STEPS = absl_flags.DEFINE_integer(
     "warm_steps", 5,
@@ -194,9 +197,15 @@ SPLITS = absl_flags.DEFINE_list(
     "splits", list(OCT_SPLITS),
     "make_tfrecords: the OCT splits to convert (those present are converted).")
 ON_BAD_FILE = absl_flags.DEFINE_enum(
-    "on_bad_file", "raise", ON_BAD_FILE,
-    "make_tfrecords: a corrupt or non-image file stops the conversion ('raise') or is "
-    "left out and counted ('skip').")
+    "on_bad_file", "fail", ON_BAD_FILE,
+    "make_tfrecords, and train with --dataset=oct: a corrupt or non-image file stops the "
+    "run with one line naming it ('fail'; 'raise' is the same) or is left out and counted "
+    "('skip'; training also drops a file that fails to decode mid-run).")
+
+
+def on_bad_file_value(flag_value: str) -> str:
+    """The datasets/ `on_bad_file` argument for a --on_bad_file value."""
+    return "raise" if flag_value == "fail" else flag_value
 
 
 # ------------------------------------------------------------- validators

@@ -6,24 +6,69 @@ or a data or download problem prints one line,
 
     estimator_lib.bin.train: error: flag --dataset=foo: value should be one of <...>
 
-and exits 2 (bad flags and arguments) or 1 (the data or the download failed);
-`--help` and `--helpfull` exit 0. Any other exception is a bug and keeps its
-traceback.
+and exits 2 (bad flags and arguments) or 1 (the data, the download or the
+model_dir failed); `--help` and `--helpfull` exit 0. A flag of another binary
+(`train --devices=4`) is refused naming the binary that has it. Flags are parsed,
+and --help or a flag error answered, before TensorFlow loads: a binary imports
+TensorFlow (through the library) inside its main. TensorFlow's C++ start-up lines
+are hidden (TF_CPP_MIN_LOG_LEVEL=2) unless the environment sets that variable or
+--verbosity is 1 or more. SIGTERM or Ctrl-C during training stops after a step
+with a checkpoint (estimator_lib/training/preemption.py) and one line; exit 143 or
+130. Any other exception is a bug and keeps its traceback.
 """
 
+import importlib
+import os
+import re
 import sys
-from typing import Callable, List, NoReturn, Optional, Sequence
+import tempfile
+import types
+from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags as absl_flags
 
-from estimator_lib.datasets.errors import BadDataError
-from estimator_lib.datasets.errors import DownloadError
+from estimator_lib.flags import definitions as defs
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-# Failures of the data or the download: the user's to fix, not a bug.
-DATA_ERRORS = (BadDataError, DownloadError)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C.
+BINARIES = ("train", "scaling_benchmark", "input_benchmark", "download_oct", "make_tfrecords")
+# Failures that are the user's to fix, not bugs: (module, class). Looked up only in
+# modules already imported, so that handling an error never loads TensorFlow.
+USER_ERRORS = (
+    ("estimator_lib.datasets.errors", "BadDataError"),
+    ("estimator_lib.datasets.errors", "DownloadError"),
+    ("estimator_lib.training.model_dir_lock", "ModelDirInUseError"),
+    ("estimator_lib.training.model_dir_lock", "ModelDirNotWritableError"),
+)
+PREEMPTED = ("estimator_lib.training.preemption", "Preempted")
+TF_LOG_VARIABLE = "TF_CPP_MIN_LOG_LEVEL"
+# datasets/errors.py's REMEDIES (as a Python caller writes them) -> what a binary's
+# user types. Kept here, not imported: datasets/ loads TensorFlow.
+COMMAND_LINE_REMEDIES = {
+    "Pass on_bad_file='skip'": "Pass --on_bad_file=skip",
+    "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir}",
+    "synthetic_data=True": "--dataset=synthetic",
+}
+
+
+class _LazyModule(types.ModuleType):
+    """Stands for a module until an attribute is first read, then imports it."""
+
+    def __getattr__(self, attribute: str):
+        module = importlib.import_module(self.__name__)
+        self.__dict__.update(vars(module))
+        return getattr(module, attribute)
+
+
+def lazy_module(name: str) -> types.ModuleType:
+    """Module `name`, imported when first used (after flag parsing, in main).
+
+    A binary names the modules that load TensorFlow this way at its top, so that
+    --help and flag errors are answered in a fraction of a second.
+    """
+    return sys.modules.get(name) or _LazyModule(name)
 
 
 def one_line(error: BaseException) -> str:
@@ -40,6 +85,18 @@ def fail(program: str, message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(exit_code)
 
 
+def for_the_command_line(message: str) -> str:
+    """`message` with each remedy a Python caller would use replaced by its flag or command.
+
+    datasets/ names remedies as arguments (`Pass on_bad_file='skip'`); a user of a
+    binary needs the flag (`Pass --on_bad_file=skip`). errors.REMEDIES lists them.
+    """
+    data_dir = absl_flags.FLAGS["data_dir"].value or "DIR"
+    for python, command_line in COMMAND_LINE_REMEDIES.items():
+        message = message.replace(python, command_line.format(data_dir=data_dir))
+    return message
+
+
 def declare_key_flags(holders: Sequence[absl_flags.FlagHolder]) -> None:
     """Makes `holders` the flags `--help` lists for the running binary.
 
@@ -50,22 +107,108 @@ def declare_key_flags(holders: Sequence[absl_flags.FlagHolder]) -> None:
         absl_flags.FLAGS.register_key_flag_for_module(sys.argv[0], absl_flags.FLAGS[holder.name])
 
 
-def _make_parser(program: str) -> Callable[[List[str]], List[str]]:
+def flag_owners() -> Dict[str, Tuple[str, ...]]:
+    """Flag name -> the binaries that read it, from each binary's KEY_FLAGS."""
+    owners: Dict[str, Tuple[str, ...]] = {}
+    for binary in BINARIES:
+        module = importlib.import_module(f"estimator_lib.bin.{binary}")
+        for holder in module.KEY_FLAGS:
+            owners[holder.name] = owners.get(holder.name, ()) + (f"estimator_lib.bin.{binary}",)
+    return owners
+
+
+def _aliases() -> Dict[str, str]:
+    """Alias flag name -> the flag it sets (`--num_gpus` -> `num_devices`)."""
+    return {"num_gpus": defs.NUM_DEVICES.name}
+
+
+def foreign_flags(key_flags: Sequence[absl_flags.FlagHolder]) -> List[str]:
+    """Flags of flags/definitions.py given on the command line that the binary does not read.
+
+    Names as typed: an alias given (`--num_gpus`) is named rather than its flag.
+    """
+    own = {holder.name for holder in key_flags}
+    aliases = _aliases()
+    ours = {flag.name for flag in absl_flags.FLAGS.get_flags_for_module(defs.__name__)}
+    given = {name for name in ours | set(aliases)
+             if name in absl_flags.FLAGS and absl_flags.FLAGS[name].present}
+    given -= {aliases[name] for name in given if name in aliases}
+    return sorted(name for name in given if aliases.get(name, name) not in own)
+
+
+def _refuse_foreign_flags(program: str, key_flags: Sequence[absl_flags.FlagHolder]) -> None:
+    foreign = foreign_flags(key_flags)
+    if not foreign:
+        return
+    owners = flag_owners()
+    parts = []
+    for name in foreign:
+        where = owners.get(_aliases().get(name, name), ())
+        owner = f"a flag of {' and '.join(where)}" if where else "no binary reads it"
+        parts.append(f"--{name} ({owner})")
+    fail(program, f"{program} does not take {', '.join(parts)}; "
+                  f"--help lists the flags it takes.")
+
+
+# TensorFlow's C++ start-up lines. TF 2.21 logs them through absl before absl's log is
+# initialised, which TF_CPP_MIN_LOG_LEVEL does not reach, so they are filtered.
+_START_UP_NOISE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IW]\d{4} "
+    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate)")
+
+
+def _quiet_tensorflow() -> None:
+    """Loads TensorFlow without its C++ start-up lines, unless asked for them.
+
+    Asked: TF_CPP_MIN_LOG_LEVEL set in the environment, or --verbosity of 1 or more.
+    Otherwise TF_CPP_MIN_LOG_LEVEL=2 (C++ errors only) and TensorFlow is imported with
+    stderr captured; what it wrote is passed on, less the start-up lines.
+    """
+    if (TF_LOG_VARIABLE in os.environ or absl_flags.FLAGS["verbosity"].value >= 1
+            or "tensorflow" in sys.modules):
+        return
+    os.environ[TF_LOG_VARIABLE] = "2"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            importlib.import_module("estimator_lib._keras_switch")  # Before TensorFlow.
+            importlib.import_module("tensorflow")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            for line in captured.read().decode(errors="replace").splitlines():
+                if not _START_UP_NOISE.match(line):
+                    sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+
+def _make_parser(program: str,
+                 key_flags: Sequence[absl_flags.FlagHolder]) -> Callable[[List[str]], List[str]]:
     def parse(argv: List[str]) -> List[str]:
         try:
-            return absl_flags.FLAGS(argv)
+            remaining = absl_flags.FLAGS(argv)
         except absl_flags.Error as error:
             fail(program, f"{one_line(error)} (--helpfull lists every flag)")
         except SystemExit as done:
             # Only the help flags exit while parsing; they printed what was asked.
             raise SystemExit(0) from done.__cause__
+        _refuse_foreign_flags(program, key_flags)
+        return remaining
     return parse
+
+
+def _loaded(names: Sequence[Tuple[str, str]]) -> tuple:
+    return tuple(getattr(sys.modules[module], name) for module, name in names
+                 if module in sys.modules)
 
 
 def run(main: Callable[[List[str]], None], *, program: str,
         key_flags: Sequence[absl_flags.FlagHolder] = (),
         argv: Optional[List[str]] = None) -> None:
-    """`app.run(main)`, with one-line errors and `--help` listing `key_flags`.
+    """`app.run(main)`, with one-line errors, `--help` listing `key_flags`, and only them.
 
     `argv` defaults to sys.argv (tests pass their own).
     """
@@ -73,10 +216,20 @@ def run(main: Callable[[List[str]], None], *, program: str,
 
     def guarded_main(argv: List[str]) -> None:
         try:
+            _quiet_tensorflow()
             main(argv)
         except app.UsageError as error:
-            fail(program, one_line(error), EXIT_USAGE)
-        except DATA_ERRORS as error:
-            fail(program, one_line(error), EXIT_FAILURE)
+            fail(program, for_the_command_line(one_line(error)), EXIT_USAGE)
+        except KeyboardInterrupt:
+            fail(program, "interrupted (Ctrl-C).", EXIT_INTERRUPTED)
+        except BaseException as error:  # pylint: disable=broad-except
+            if isinstance(error, _loaded([PREEMPTED])):
+                sys.stdout.flush()
+                sys.stderr.write(f"{program}: {error}\n")
+                sys.stderr.flush()
+                sys.exit(error.code)
+            if isinstance(error, _loaded(USER_ERRORS)):
+                fail(program, for_the_command_line(one_line(error)), EXIT_FAILURE)
+            raise
 
-    app.run(guarded_main, argv=argv, flags_parser=_make_parser(program))
+    app.run(guarded_main, argv=argv, flags_parser=_make_parser(program, key_flags))

@@ -15,14 +15,20 @@ import os
 
 from absl import app
 
-from estimator_lib.datasets import download_oct
-from estimator_lib.datasets import oct_folder
 from estimator_lib.bin import cli
-from estimator_lib.jobs import progress
 from estimator_lib.flags import definitions as defs
+
+# Loaded in main, after the flags are parsed (cli.lazy_module).
+oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
+progress = cli.lazy_module("estimator_lib.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.download_oct"
 KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)
+
+
+def download_oct(data_dir: str, **kwargs) -> str:
+    """`datasets.download_oct`, loaded when first called (after the flags are parsed)."""
+    return oct_folder.download_oct(data_dir, **kwargs)
 
 
 def count_images(root: str) -> dict:

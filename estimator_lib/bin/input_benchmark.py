@@ -31,20 +31,21 @@ import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence
 
-import numpy as np
 from absl import app
 
-from estimator_lib.datasets import image_folder
-from estimator_lib.datasets import images
-from estimator_lib.datasets import oct_folder
-from estimator_lib.datasets import pipeline
-from estimator_lib.datasets import scan_folder
-from estimator_lib.datasets import synthetic
-from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.bin import cli
 from estimator_lib.flags import definitions as defs
 
-import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
+# Loaded in main, after the flags are parsed (cli.lazy_module).
+np = cli.lazy_module("numpy")
+tf = cli.lazy_module("tensorflow")
+errors = cli.lazy_module("estimator_lib.datasets.errors")
+folder_scan = cli.lazy_module("estimator_lib.datasets.folder_scan")
+image_folder = cli.lazy_module("estimator_lib.datasets.image_folder")
+images = cli.lazy_module("estimator_lib.datasets.images")
+oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
+pipeline = cli.lazy_module("estimator_lib.datasets.pipeline")
+synthetic = cli.lazy_module("estimator_lib.datasets.synthetic")
 
 PROGRAM = "estimator_lib.bin.input_benchmark"
 KEY_FLAGS = (defs.DATA_DIR, defs.NUM_IMAGES, defs.BATCH_SIZE, defs.IMAGE_SIZE, defs.REPEATS,
@@ -67,7 +68,7 @@ def _source(data_dir: Optional[str], num_images: int, scratch: str):
     try:
         folder = oct_folder.split_dir(data_dir, "train", log=lambda message: None)
         return folder, oct_folder.CLASS_NAMES, True, f"OCT train images in {folder}"
-    except BadDataError:
+    except errors.BadDataError:
         # Not the OCT layout: any folder of CLASS/*.jpeg, decoded by its colour model.
         return data_dir, None, False, f"images in {data_dir}"
 
@@ -138,7 +139,7 @@ def main(argv):
     try:
         folder, class_names, grayscale, what = _source(defs.DATA_DIR.value,
                                                        defs.NUM_IMAGES.value, scratch)
-        listing = scan_folder(folder, class_names=class_names)
+        listing = folder_scan.scan_folder(folder, class_names=class_names)
         rng = np.random.RandomState(defs.SEED.value)
         count = min(defs.NUM_IMAGES.value, len(listing.files))
         paths = sorted(rng.choice(listing.files, count, replace=False))

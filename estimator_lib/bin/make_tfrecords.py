@@ -15,14 +15,15 @@ import os
 
 from absl import app
 
-from estimator_lib.datasets import convert_folder_to_tfrecords
-from estimator_lib.datasets import oct_folder
-from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.bin import cli
-from estimator_lib.jobs import progress
 from estimator_lib.flags import definitions as defs
 
-import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
+# Loaded in main, after the flags are parsed (cli.lazy_module).
+tf = cli.lazy_module("tensorflow")
+errors = cli.lazy_module("estimator_lib.datasets.errors")
+oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
+tfrecord_writer = cli.lazy_module("estimator_lib.datasets.tfrecord_writer")
+progress = cli.lazy_module("estimator_lib.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.make_tfrecords"
 KEY_FLAGS = (defs.DATA_DIR, defs.OUTPUT_DIR, defs.IMAGE_FORMAT, defs.IMAGE_SIZE,
@@ -34,7 +35,7 @@ def _is_oct(data_dir: str) -> bool:
     try:
         oct_folder.find_root(data_dir, log=lambda message: None)
         return True
-    except BadDataError:
+    except errors.BadDataError:
         return False
 
 
@@ -74,7 +75,7 @@ def main(argv):
     options = dict(image_format=defs.IMAGE_FORMAT.value, image_size=side,
                    num_shards=defs.NUM_SHARDS.value,
                    target_shard_bytes=defs.TARGET_SHARD_MB.value * 2**20,
-                   seed=defs.SEED.value, on_bad_file=defs.ON_BAD_FILE.value)
+                   seed=defs.SEED.value, on_bad_file=defs.on_bad_file_value(defs.ON_BAD_FILE.value))
     reports = []
     if _is_oct(data_dir):
         jobs = []
@@ -82,7 +83,7 @@ def main(argv):
             try:
                 jobs.append((split, oct_folder.split_dir(data_dir, split,
                                                          log=lambda message: None)))
-            except BadDataError:
+            except errors.BadDataError:
                 print(f"No {split!r} split under {data_dir}: skipped.", flush=True)
         if not jobs:
             raise app.UsageError(f"--data_dir={data_dir} holds none of the splits "
@@ -96,11 +97,11 @@ def main(argv):
     for name, folder in jobs:
         display = progress.ProgressDisplay(f"Converting {name}")
         try:
-            metadata = convert_folder_to_tfrecords(
+            metadata = tfrecord_writer.convert_folder_to_tfrecords(
                 folder, output_dir, name=name, class_names=class_names, channels=channels,
                 progress=display, **options)
         except ValueError as error:
-            if isinstance(error, BadDataError):
+            if isinstance(error, errors.BadDataError):
                 raise
             raise app.UsageError(str(error)) from None
         finally:

@@ -14,13 +14,15 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
     python -m estimator_lib.bin.train --flagfile=run.flags
 """
 
+import logging
+import sys
+
+# Only absl and the flags here: --help and flag errors are answered before the job
+# (and TensorFlow) is imported, in main.
 from absl import app
 
 from estimator_lib.bin import cli
-from estimator_lib.jobs import job
 from estimator_lib.flags import definitions as defs
-
-import tensorflow as tf  # noqa: E402  (after estimator_lib: Keras 2 for tf.keras)
 
 PROGRAM = "estimator_lib.bin.train"
 KEY_FLAGS = (
@@ -28,11 +30,12 @@ KEY_FLAGS = (
     defs.LEARNING_RATE, defs.BATCH_SIZE, defs.BATCH_SIZE_SCOPE, defs.TRAIN_STEPS, defs.EPOCHS,
     defs.NUM_DEVICES, defs.DISTRIBUTION_STRATEGY, defs.CROSS_DEVICE_OPS, defs.DTYPE,
     defs.XLA, defs.EVAL, defs.EVAL_STEPS, defs.EXPORT_DIR, defs.SEED, defs.LOG_STEPS,
-    defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS, defs.STEPS_PER_RUN)
+    defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS, defs.STEPS_PER_RUN, defs.ON_BAD_FILE)
 
 
-def config_from_flags() -> job.JobConfig:
-    """The job the flags describe, as plain values."""
+def config_from_flags():
+    """The job the flags describe, as plain values (a `job.JobConfig`)."""
+    from estimator_lib.jobs import job  # pylint: disable=import-outside-toplevel
     return job.JobConfig(
         model_dir=defs.MODEL_DIR.value, dataset=defs.DATASET.value,
         data_dir=defs.DATA_DIR.value, model=defs.MODEL.value, weights=defs.WEIGHTS.value,
@@ -45,22 +48,35 @@ def config_from_flags() -> job.JobConfig:
         xla=defs.XLA.value, eval=defs.EVAL.value, eval_steps=defs.EVAL_STEPS.value,
         export_dir=defs.EXPORT_DIR.value, seed=defs.SEED.value, log_steps=defs.LOG_STEPS.value,
         save_summary_steps=defs.SAVE_SUMMARY_STEPS.value, warm_steps=defs.WARM_STEPS.value,
-        steps_per_run=defs.STEPS_PER_RUN.value)
+        steps_per_run=defs.STEPS_PER_RUN.value,
+        on_bad_file=defs.on_bad_file_value(defs.ON_BAD_FILE.value))
 
 
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(
             f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
+    # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.
+    from estimator_lib.jobs import job
+    config = config_from_flags()
     logger = tf.get_logger()
     verbosity, propagate = logger.level, logger.propagate
+    # TensorFlow gives its logger a handler only when it loads before absl's is set
+    # up; here it loads after (flags first), so give it the one it would have had.
+    handler = None if logger.handlers else logging.StreamHandler(sys.stderr)
+    if handler:
+        handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
+        logger.addHandler(handler)
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)  # Progress by default.
     logger.propagate = False  # One copy of each line, not absl's as well.
     try:
-        summary = job.run_job(config_from_flags())
+        summary = job.run_job(config)
     finally:  # A test that calls main() gets the process's logging back.
         logger.setLevel(verbosity)
         logger.propagate = propagate
+        if handler:
+            logger.removeHandler(handler)
     print("\n".join(summary.lines()), flush=True)
 
 

@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import os
+import tempfile
 import time
 from typing import Any, Dict, Iterator, List, Optional
 
@@ -20,12 +21,16 @@ from absl import app
 from tensorflow.python.client import pywrap_tf_session  # pylint: disable=g-direct-tensorflow-import
 
 import estimator_lib
+from estimator_lib.datasets import errors
+from estimator_lib.datasets import folder_scan
+from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.jobs import devices as devices_lib
 from estimator_lib.jobs import job_inputs as inputs_lib
 from estimator_lib.jobs import models
 from estimator_lib.hooks import throughput
 from estimator_lib.run_config import get_default_session_config
+from estimator_lib.training import model_dir_lock
 
 logging = tf.compat.v1.logging
 
@@ -58,9 +63,10 @@ class JobConfig:
     export_dir: Optional[str] = None
     seed: Optional[int] = 0
     log_steps: int = 20
-    save_summary_steps: int = 100
+    save_summary_steps: int = 10
     warm_steps: int = 5
     steps_per_run: int = 1
+    on_bad_file: str = "raise"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,12 +253,13 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
               else {"global_batch_size": batch.size})
     inputs = inputs_lib.make_inputs(
         config.dataset, data_dir=config.data_dir, eval_batch_size=per_replica,
-        image_size=config.image_size, seed=config.seed,
+        image_size=config.image_size, seed=config.seed, on_bad_file=config.on_bad_file,
         feature_key=models.INPUT_NAME if config.dataset in ("synthetic", "fashion_mnist")
         else None, **scoped)
     logging.info("Data: %s; global batch %s.", inputs.description, batch)
     steps = _train_steps(config, inputs.num_train_examples, batch.size)
 
+    _check_writable(config.model_dir)
     run_config = estimator_lib.RunConfig(
         model_dir=config.model_dir, train_distribute=strategy, tf_random_seed=config.seed,
         log_step_count_steps=config.log_steps, save_summary_steps=config.save_summary_steps,
@@ -264,7 +271,12 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     hook = throughput.ExamplesPerSecondHook(batch, every_n_steps=config.log_steps,
                                             warm_steps=warm, output_dir=estimator.model_dir)
     train_start = time.time()
-    estimator.train(inputs.train_input_fn, max_steps=steps, hooks=[hook])
+    already = _global_step(estimator)
+    if already >= steps:  # Read from the checkpoint's name: Keras' carry no global_step key.
+        logging.info("model_dir %s is already at step %d (--train_steps=%d): nothing to "
+                     "train.", estimator.model_dir, already, steps)
+    else:
+        _train_naming_bad_files(estimator, inputs, steps, hook)
     train_secs = time.time() - train_start
 
     results: Dict[str, Any] = {}
@@ -294,6 +306,41 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
               encoding="utf-8") as f:
         json.dump(summary.to_dict(), f, indent=2, sort_keys=True)
     return summary
+
+
+def _check_writable(model_dir: Optional[str]) -> None:
+    """Fails in one line if model_dir cannot be written (before the first Keras checkpoint)."""
+    if not model_dir or "://" in model_dir:
+        return
+    try:
+        os.makedirs(model_dir, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=model_dir, prefix=".write_test"):
+            pass
+    except OSError as error:
+        raise model_dir_lock.ModelDirNotWritableError(
+            f"Cannot write into --model_dir={model_dir} ({error.strerror}). Training needs a "
+            "writable model_dir for its checkpoints.") from None
+
+
+def _train_naming_bad_files(estimator, inputs: inputs_lib.Inputs, steps: int,
+                            hook) -> None:
+    """Trains; a JPEG that fails to decode mid-run is named (TF's error names no file).
+
+    The folder scan checks each file's first and last bytes; corruption inside the
+    data is found only when the image is decoded, in the training pipeline.
+    """
+    try:
+        estimator.train(inputs.train_input_fn, max_steps=steps, hooks=[hook])
+    except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as error:
+        listing = getattr(inputs.train_input_fn, "listing", None)
+        if listing is None or "jpeg" not in str(error).lower():
+            raise
+        bad = folder_scan.first_undecodable(listing.files)
+        where = (f"{bad} is a bad image: corrupt JPEG (its header and end are intact, its "
+                 f"data is not)" if bad else
+                 f"An image under {listing.folder} failed to decode ({error.message.strip()})")
+        raise BadDataError(f"{where}; training stopped. {errors.SKIP_BAD_FILES} to leave "
+                           "such files out.", path=bad) from None
 
 
 def _global_step(estimator) -> int:

@@ -39,7 +39,8 @@ class Inputs:
 def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
                 batch_size: Optional[int] = None, global_batch_size: Optional[int] = None,
                 eval_batch_size: int, image_size: Optional[int] = None,
-                seed: Optional[int] = None, feature_key: Optional[str] = None) -> Inputs:
+                seed: Optional[int] = None, feature_key: Optional[str] = None,
+                on_bad_file: str = "raise") -> Inputs:
     """Builds the input_fns of `dataset` ('synthetic', 'fashion_mnist', 'oct', 'tfrecords').
 
     Args:
@@ -51,6 +52,7 @@ def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
         image_size: Square size images are resized to (oct, tfrecords).
         seed: Seeds the training shuffle.
         feature_key: Give features as `{feature_key: images}` (Fashion-MNIST).
+        on_bad_file: 'raise' or 'skip' a bad image (oct; see datasets.folder_scan).
 
     Raises:
         BadDataError: If `data_dir` does not exist, or the data is missing or bad.
@@ -63,7 +65,8 @@ def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
     if dataset in ("synthetic", "fashion_mnist"):
         return _fashion_mnist(dataset, data_dir, batch, eval_batch_size, seed, feature_key)
     if dataset == "oct":
-        return _oct(data_dir, batch, eval_batch_size, image_size or DEFAULT_IMAGE_SIZE, seed)
+        return _oct(data_dir, batch, eval_batch_size, image_size or DEFAULT_IMAGE_SIZE, seed,
+                    on_bad_file)
     if dataset == "tfrecords":
         return _tfrecords(data_dir, batch, eval_batch_size, image_size, seed)
     raise ValueError(f"Unknown --dataset={dataset}.")
@@ -87,17 +90,19 @@ def _fashion_mnist(dataset, data_dir, batch, eval_batch_size, seed, feature_key)
                   f"{dataset} ({train_examples} training examples, 28x28x1; {where})")
 
 
-def _oct(data_dir, batch, eval_batch_size, image_size, seed) -> Inputs:
+def _oct(data_dir, batch, eval_batch_size, image_size, seed, on_bad_file) -> Inputs:
+    # OCT2017/split/CLASS/*.jpeg, or a plain CLASS/*.jpeg folder split by a seeded draw.
     train = oct_folder.make_input_fn(data_dir, split="train", mode=pipeline.TRAIN,
-                                     image_size=image_size, seed=seed, **batch)
+                                     image_size=image_size, seed=seed,
+                                     on_bad_file=on_bad_file, **batch)
     evaluate, eval_split = None, None
+    present = oct_folder.available_splits(data_dir)
     for split in EVAL_SPLITS:
-        try:
-            oct_folder.split_dir(data_dir, split)
-        except BadDataError:
+        if split not in present:
             continue
         evaluate = oct_folder.make_input_fn(data_dir, split=split, mode=pipeline.EVAL,
-                                            image_size=image_size, batch_size=eval_batch_size)
+                                            image_size=image_size, batch_size=eval_batch_size,
+                                            on_bad_file=on_bad_file)
         eval_split = split
         break
     count = len(train.listing.files)

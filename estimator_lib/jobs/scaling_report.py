@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import statistics
+import textwrap
 from typing import Any, Dict, List, Optional, Sequence
 
 COLUMNS = (
@@ -35,6 +36,12 @@ def _median(runs: Sequence[Dict], key: str) -> Optional[float]:
     return statistics.median(values) if values else None
 
 
+def _spread(runs: Sequence[Dict], key: str) -> Dict[str, Optional[float]]:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return {f"{key}_min": min(values) if values else None,
+            f"{key}_max": max(values) if values else None}
+
+
 def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int]) -> List[Dict[str, Any]]:
     """One row per device count: medians of its successful runs, scaling figures.
 
@@ -57,6 +64,8 @@ def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int]) -> List[Dic
             "wall_secs": _median(done, "wall_secs"),
             "accuracy": _median(done, "accuracy"),
             "runs": len(done),
+            **_spread(done, "examples_per_sec"), **_spread(done, "wall_secs"),
+            **_spread(done, "train_secs"),
             "failed": len(failed),
             "error": failed[-1].get("error") if failed else None,
         })
@@ -125,8 +134,12 @@ def write_json(path: str, report: Dict[str, Any]) -> None:
 
 
 def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
-                subtitle: str) -> List[str]:
+                subtitle: str, weak_scaling: Optional[bool] = None) -> List[str]:
     """Writes the PNG charts (matplotlib, Agg backend); returns their paths.
+
+    With several runs per count, bars show their spread (min-max) around the
+    median and the legends say n. `weak_scaling`: total_time.png says that N
+    devices process N times the examples (weak) or the same examples (strong).
 
     Raises:
         ImportError: If matplotlib is not installed.
@@ -139,15 +152,30 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
     done = [r for r in rows if r["examples_per_sec"] is not None]
     counts = [r["devices"] for r in done]
     paths = []
+    runs = sorted({r.get("runs") or 1 for r in done})
+    repeated = runs[-1] > 1 if runs else False
+    n = f"n={runs[0]}" if len(runs) == 1 else f"n={runs[0]}-{runs[-1]}"
+    median = f"median of {n} runs, bars: min-max" if repeated else "one run"
 
-    def figure(name, ylabel, draw):
+    def spread(key, medians):
+        if not repeated:
+            return None
+        low = [m - (r.get(f"{key}_min") if r.get(f"{key}_min") is not None else m)
+               for r, m in zip(done, medians)]
+        high = [(r.get(f"{key}_max") if r.get(f"{key}_max") is not None else m) - m
+                for r, m in zip(done, medians)]
+        return [low, high]
+
+    def figure(name, ylabel, draw, note=None):
         fig, axes = pyplot.subplots(figsize=(7, 4.6), dpi=110)
         draw(axes)
         axes.set_xlabel("devices")
         axes.set_ylabel(ylabel)
         axes.grid(True, alpha=0.3)
         fig.suptitle(title, fontsize=11)
-        axes.set_title(subtitle, fontsize=8, color="dimgray")
+        lines = [subtitle] + ([note] if note else [])
+        axes.set_title("\n".join(textwrap.fill(line, 110) for line in lines), fontsize=8,
+                       color="dimgray")
         fig.tight_layout()
         path = os.path.join(output_dir, name)
         fig.savefig(path)
@@ -158,13 +186,17 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
         measured = [r["examples_per_sec"] for r in done]
         axes.plot(counts, [r["ideal_examples_per_sec"] for r in done], "--", color="gray",
                   label="ideal linear scaling")
-        axes.plot(counts, measured, "o-", color="tab:blue", label="measured")
+        axes.plot(counts, measured, "o-", color="tab:blue", label=f"measured ({median})")
+        if repeated:
+            axes.errorbar(counts, measured, yerr=spread("examples_per_sec", measured),
+                          fmt="none", ecolor="tab:blue", capsize=4)
         for x, y in zip(counts, measured):
-            axes.annotate(f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(0, 7),
+            axes.annotate(f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(8, 7),
                           ha="center", fontsize=8)
         axes.set_xticks(counts)
         axes.set_ylim(bottom=0, top=max([1] + measured + [r["ideal_examples_per_sec"]
-                                                         for r in done]) * 1.15)
+                                                         for r in done] + [
+            r.get("examples_per_sec_max") or 0 for r in done]) * 1.15)
         axes.legend(loc="upper left")
 
     def efficiency(axes):
@@ -184,17 +216,24 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
         wall = [r["wall_secs"] or 0 for r in done]
         train = [r["train_secs"] or 0 for r in done]
         axes.bar([p - width / 2 for p in positions], wall, width, color="tab:orange",
-                 label="total (process: start-up, training, evaluation)")
+                 yerr=spread("wall_secs", wall), capsize=4,
+                 label=f"total (process: start-up, training, evaluation; {median})")
         axes.bar([p + width / 2 for p in positions], train, width, color="tab:purple",
-                 label="training only")
+                 yerr=spread("train_secs", train), capsize=4, label="training only")
         for p, value in zip(positions, wall):
             axes.annotate(f"{value:.1f} s", (p - width / 2, value), textcoords="offset points",
-                          xytext=(0, 3), ha="center", fontsize=8)
+                          xytext=(14 if repeated else 0, 3), ha="center", fontsize=8)
         axes.set_xticks(positions, [str(c) for c in counts])
-        axes.set_ylim(0, max([1] + wall) * 1.25)
+        axes.set_ylim(0, max([1] + wall + [r.get("wall_secs_max") or 0 for r in done]) * 1.3)
         axes.legend(loc="upper left", fontsize=8)
 
     figure(CHART_FILES[0], "examples/sec (all replicas)", throughput)
     figure(CHART_FILES[1], "scaling efficiency (% of ideal)", efficiency)
-    figure(CHART_FILES[2], "seconds", total_time)
+    work = None
+    if weak_scaling is not None:
+        work = ("Weak scaling: N devices process N times the examples (the global batch "
+                "grows with N), so equal times mean linear scaling." if weak_scaling else
+                "Strong scaling: every count processes the same examples (one global batch "
+                "split N ways).")
+    figure(CHART_FILES[2], "seconds", total_time, note=work)
     return paths

@@ -21,6 +21,7 @@ from estimator_lib.model_graph import ModelGraph
 from estimator_lib.training import checkpoints
 from estimator_lib.training import hook_plan
 from estimator_lib.training import model_dir_lock
+from estimator_lib.training import preemption
 from estimator_lib.training import session as session_lib
 from estimator_lib.training import steps_loop
 
@@ -76,6 +77,8 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         loss = None
         any_step_done = False
         with contextlib.ExitStack() as stack:
+            # SIGTERM/SIGINT: finish the step, checkpoint, release the lock, then exit.
+            stop = stack.enter_context(preemption.stop_on_signals())
             if writes:
                 stack.enter_context(model_dir_lock.model_dir_lock(config.model_dir))
                 _open_summary_writer_without_graph(config.model_dir)
@@ -86,9 +89,12 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
                 max_wait_secs=config.session_creation_timeout_secs,
                 cluster=(config.cluster_spec.as_dict()
                          if strategies.is_multi_worker(config) else None)))
-            while not session.should_stop():
+            while not session.should_stop() and not stop.requested:
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
+    if stop.requested:
+        raise preemption.Preempted(stop.signum, preemption.checkpoint_step(
+            checkpoints.newest_readable(config.model_dir)), config.model_dir)
     if not any_step_done:
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
                         "misspecified.")
@@ -122,7 +128,11 @@ def _add_loss_summary(loss) -> None:
     for summary in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES):
         if summary.op.type == "ScalarSummary" and summary.op.inputs[0].op.name.endswith("loss"):
             return
-    tf.compat.v1.summary.scalar("loss", loss)
+    # The tag is "loss" whatever ops the model_fn named "loss" (summary.scalar would
+    # write "loss_1" for a Keras model, as the original did, so that training and
+    # evaluation curves never shared a chart: docs/estimator.md, deliberate differences).
+    summary = tf.raw_ops.ScalarSummary(tags="loss", values=loss, name="loss_summary")
+    tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.SUMMARIES, summary)
 
 
 def _add_saver(scaffold, config) -> None:

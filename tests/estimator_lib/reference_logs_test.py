@@ -68,6 +68,7 @@ def _info_lines(text):
         if not line.startswith("INFO:tensorflow:") or "Using config:" in line:
             continue  # The RunConfig dict is rendered differently (see module doc).
         line = re.sub(r"\d{4}-\d\d-\d\d[T-]\d\d:\d\d:\d\d", "<date>", line)
+        line = re.sub(r"(global_step/sec: )\S+", r"\1<rate>", line)  # A rate may print as 2939.
         lines.append(re.sub(r"-?\d+\.\d+(e-?\d+)?", "<n>", line))
     return lines
 

@@ -200,6 +200,28 @@ class InProcessTest(tf.test.TestCase):
                            "--output_dir is required")
 
 
+class CommandLineWordsTest(tf.test.TestCase):
+
+    def test_every_remedy_of_datasets_has_its_command_line_words(self):
+        from estimator_lib.datasets import errors  # pylint: disable=import-outside-toplevel
+        self.assertCountEqual(errors.REMEDIES, cli.COMMAND_LINE_REMEDIES)
+        with flagsaver.flagsaver(data_dir="/data/oct"):
+            self.assertEqual(
+                cli.for_the_command_line(
+                    f"x.jpeg is bad. {errors.SKIP_BAD_FILES} to leave such files out. Or "
+                    f"{errors.DOWNLOAD_OCT}, or ({errors.USE_SYNTHETIC})."),
+                "x.jpeg is bad. Pass --on_bad_file=skip to leave such files out. Or python -m "
+                "estimator_lib.bin.download_oct --data_dir=/data/oct, or (--dataset=synthetic).")
+
+    def test_each_flag_belongs_to_a_binary(self):
+        owners = cli.flag_owners()
+        self.assertEqual(owners["devices"], ("estimator_lib.bin.scaling_benchmark",))
+        self.assertIn("estimator_lib.bin.train", owners["batch_size"])
+        ours = {flag.name for flag in absl_flags.FLAGS.get_flags_for_module(
+            "estimator_lib.flags.definitions")}
+        self.assertEqual(ours - set(owners), {"num_gpus"})  # An alias; all else is read.
+
+
 class OneLineTest(tf.test.TestCase):
 
     def test_joins_lines(self):

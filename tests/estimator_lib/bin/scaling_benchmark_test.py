@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+from unittest import mock
 
 import pytest
 import tensorflow as tf
@@ -105,6 +106,33 @@ class ReportTest(tf.test.TestCase):
             self.assertLen(list(csv.DictReader(f)), 3)
         paths = scaling_report.draw_charts(self.get_temp_dir(), rows, title="T", subtitle="s")
         self.assertLen(paths, 3)
+
+    def test_repeats_give_the_spread_and_n(self):
+        runs = [{"devices": 1, "ok": True, "examples_per_sec": rate, "wall_secs": wall,
+                 "train_secs": wall / 2} for rate, wall in ((90, 10), (100, 12), (120, 11))]
+        row, = scaling_report.make_rows(runs, [1])
+        self.assertEqual((row["examples_per_sec"], row["examples_per_sec_min"],
+                          row["examples_per_sec_max"], row["runs"]), (100, 90, 120, 3))
+        self.assertEqual((row["wall_secs_min"], row["wall_secs_max"]), (10, 12))
+        titles = []
+        import matplotlib.axes  # pylint: disable=import-outside-toplevel
+        real = matplotlib.axes.Axes.set_title
+        labels = []
+        real_legend = matplotlib.axes.Axes.legend
+
+        def set_title(axes, text, *args, **kwargs):
+            titles.append(text)
+            return real(axes, text, *args, **kwargs)
+
+        def legend(axes, *args, **kwargs):
+            labels.extend(axes.get_legend_handles_labels()[1])
+            return real_legend(axes, *args, **kwargs)
+        with mock.patch.object(matplotlib.axes.Axes, "set_title", set_title), \
+                mock.patch.object(matplotlib.axes.Axes, "legend", legend):
+            scaling_report.draw_charts(self.get_temp_dir(), [row], title="T", subtitle="s",
+                                       weak_scaling=True)
+        self.assertIn("measured (median of n=3 runs, bars: min-max)", labels)
+        self.assertIn("N devices process N times the examples", titles[2].replace("\n", " "))
 
 
 if __name__ == "__main__":
