@@ -124,9 +124,14 @@ def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):
 
 
 def _add_loss_summary(loss) -> None:
-    """A `loss` scalar summary, unless the model_fn wrote one."""
+    """A `loss` scalar summary, unless the model_fn (or a head) wrote one.
+
+    The original's rule, a summary op named `loss`, and also any scalar tagged `loss`:
+    a second one would fail the merged summary ("Duplicate tag loss").
+    """
     for summary in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES):
-        if summary.op.type == "ScalarSummary" and summary.op.inputs[0].op.name.endswith("loss"):
+        if summary.op.name == "loss" or (summary.op.type == "ScalarSummary" and tf.get_static_value(
+                summary.op.inputs[0]) in (b"loss", "loss")):
             return
     # The tag is "loss" whatever ops the model_fn named "loss" (summary.scalar would
     # write "loss_1" for a Keras model, as the original did, so that training and
