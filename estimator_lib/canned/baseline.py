@@ -7,11 +7,11 @@ regressor the label mean: a yardstick for other models. Variable
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib.estimator import Estimator
+from estimator_lib.model_fn import ModeKeys
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 
-ModeKeys = estimator_lib.ModeKeys
 
 _LEARNING_RATE = 0.3
 
@@ -112,7 +112,7 @@ def _optimizer_arg(optimizer, *, v2):
     return optimizer
 
 
-class BaselineClassifierV2(estimator_lib.Estimator):
+class BaselineClassifierV2(Estimator):
     """Predicts the class prior (tf.estimator.BaselineClassifier).
 
     Args: model_dir, n_classes (2), weight_column, label_vocabulary, optimizer
@@ -136,7 +136,7 @@ class BaselineClassifierV2(estimator_lib.Estimator):
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineClassifier(estimator_lib.Estimator):
+class BaselineClassifier(Estimator):
     """tf.compat.v1.estimator.BaselineClassifier (v1 optimizers, SUM loss)."""
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -155,7 +155,7 @@ class BaselineClassifier(estimator_lib.Estimator):
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineRegressorV2(estimator_lib.Estimator):
+class BaselineRegressorV2(Estimator):
     """Predicts the label mean (tf.estimator.BaselineRegressor)."""
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -174,7 +174,7 @@ class BaselineRegressorV2(estimator_lib.Estimator):
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineRegressor(estimator_lib.Estimator):
+class BaselineRegressor(Estimator):
     """tf.compat.v1.estimator.BaselineRegressor (v1 optimizers, SUM loss)."""
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -192,7 +192,7 @@ class BaselineRegressor(estimator_lib.Estimator):
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineEstimatorV2(estimator_lib.Estimator):
+class BaselineEstimatorV2(Estimator):
     """A learned bias with a head you give (tf.estimator.BaselineEstimator)."""
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
@@ -207,7 +207,7 @@ class BaselineEstimatorV2(estimator_lib.Estimator):
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineEstimator(estimator_lib.Estimator):
+class BaselineEstimator(Estimator):
     """tf.compat.v1.estimator.BaselineEstimator: a learned bias with a v1 head you give."""
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):

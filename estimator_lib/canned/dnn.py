@@ -16,13 +16,14 @@ from typing import Callable, Optional, Sequence
 import tensorflow as tf
 import tf_keras
 
-import estimator_lib
+from estimator_lib.estimator import Estimator
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib.run_config import RunConfig
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 
-ModeKeys = estimator_lib.ModeKeys
 
 # The original's default learning rate for an optimizer given by name.
 _LEARNING_RATE = 0.05
@@ -226,7 +227,7 @@ def _dnn_args(hidden_units, feature_columns, activation_fn, dropout, optimizer, 
     return hidden_units, feature_columns, optimizer
 
 
-class DNNClassifierV2(estimator_lib.Estimator):
+class DNNClassifierV2(Estimator):
     """A classifier for TensorFlow DNN models (tf.estimator.DNNClassifier).
 
     Example:
@@ -247,7 +248,7 @@ class DNNClassifierV2(estimator_lib.Estimator):
             tf.keras legacy optimizer instance, or a callable returning one.
         activation_fn: Hidden layers' activation (default relu).
         dropout: Probability of dropping a hidden unit while training, or None.
-        config: An `estimator_lib.RunConfig`.
+        config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
         batch_norm: Batch normalization after each hidden layer.
@@ -274,7 +275,7 @@ class DNNClassifierV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class DNNClassifier(estimator_lib.Estimator):
+class DNNClassifier(Estimator):
     """tf.compat.v1.estimator.DNNClassifier: v1 columns and optimizers, loss reduced with SUM.
 
     Takes DNNClassifierV2's arguments plus `input_layer_partitioner`.
@@ -303,7 +304,7 @@ class DNNClassifier(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class DNNRegressorV2(estimator_lib.Estimator):
+class DNNRegressorV2(Estimator):
     """A regressor for TensorFlow DNN models (tf.estimator.DNNRegressor).
 
     Takes DNNClassifierV2's arguments with `label_dimension` (targets per
@@ -331,7 +332,7 @@ class DNNRegressorV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class DNNRegressor(estimator_lib.Estimator):
+class DNNRegressor(Estimator):
     """tf.compat.v1.estimator.DNNRegressor: v1 columns and optimizers, loss reduced with SUM."""
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -357,7 +358,7 @@ class DNNRegressor(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class DNNEstimatorV2(estimator_lib.Estimator):
+class DNNEstimatorV2(Estimator):
     """A DNN with a head you give (tf.estimator.DNNEstimator), e.g. a MultiLabelHead."""
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
@@ -377,7 +378,7 @@ class DNNEstimatorV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class DNNEstimator(estimator_lib.Estimator):
+class DNNEstimator(Estimator):
     """tf.compat.v1.estimator.DNNEstimator: a DNN with a v1 head you give."""
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,

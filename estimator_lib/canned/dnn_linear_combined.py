@@ -10,7 +10,8 @@ import math
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib.estimator import Estimator
+from estimator_lib.model_fn import ModeKeys
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import dnn
 from estimator_lib.canned import feature_inputs
@@ -18,7 +19,6 @@ from estimator_lib.canned import heads
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
 
-ModeKeys = estimator_lib.ModeKeys
 
 _DNN_LEARNING_RATE = 0.001
 _LINEAR_LEARNING_RATE = 0.005
@@ -197,7 +197,7 @@ def _combined_args(linear_feature_columns, dnn_feature_columns, dnn_hidden_units
             dnn_optimizer)
 
 
-class _CombinedBase(estimator_lib.Estimator):
+class _CombinedBase(Estimator):
     """Shared construction of the six classes (v1 / v2 x classifier, regressor, estimator)."""
 
     _V2 = True
@@ -233,7 +233,7 @@ class _CombinedBase(estimator_lib.Estimator):
                     features=features, labels=labels, mode=mode, config=config,
                     input_layer_partitioner=input_layer_partitioner, **common)
 
-        estimator_lib.Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir,
+        Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir,
                                          config=config, warm_start_from=warm_start_from)
 
 

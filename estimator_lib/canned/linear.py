@@ -12,7 +12,9 @@ from typing import Sequence
 import tensorflow as tf
 import tf_keras
 
-import estimator_lib
+from estimator_lib.estimator import Estimator
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib.run_config import RunConfig
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
@@ -26,7 +28,6 @@ from estimator_lib.canned.linear_model import linear_logit_fn_builder  # noqa: F
 from estimator_lib.canned.linear_model import linear_logit_fn_builder_v2  # noqa: F401
 from estimator_lib.canned.linear_model import linear_logits_v2  # noqa: F401
 
-ModeKeys = estimator_lib.ModeKeys
 
 
 def _linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,
@@ -92,7 +93,7 @@ def _refuse_sdca(optimizer) -> None:
             "('Ftrl', the default) or tf.keras.experimental.LinearModel.")
 
 
-class LinearClassifierV2(estimator_lib.Estimator):
+class LinearClassifierV2(Estimator):
     """Linear classifier (tf.estimator.LinearClassifier).
 
     Args:
@@ -103,7 +104,7 @@ class LinearClassifierV2(estimator_lib.Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer
             or a callable returning one.
-        config: An `estimator_lib.RunConfig`.
+        config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
         sparse_combiner: 'sum' (default), 'mean' or 'sqrtn' for multivalent
@@ -129,7 +130,7 @@ class LinearClassifierV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class LinearClassifier(estimator_lib.Estimator):
+class LinearClassifier(Estimator):
     """tf.compat.v1.estimator.LinearClassifier: v1 columns and optimizers, SUM loss.
 
     Takes LinearClassifierV2's arguments plus `partitioner`.
@@ -155,7 +156,7 @@ class LinearClassifier(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class LinearRegressorV2(estimator_lib.Estimator):
+class LinearRegressorV2(Estimator):
     """Linear regressor (tf.estimator.LinearRegressor); `label_dimension` targets."""
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -177,7 +178,7 @@ class LinearRegressorV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class LinearRegressor(estimator_lib.Estimator):
+class LinearRegressor(Estimator):
     """tf.compat.v1.estimator.LinearRegressor: v1 columns and optimizers, SUM loss."""
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -199,7 +200,7 @@ class LinearRegressor(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class LinearEstimatorV2(estimator_lib.Estimator):
+class LinearEstimatorV2(Estimator):
     """A linear model with a head you give (tf.estimator.LinearEstimator)."""
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
@@ -216,7 +217,7 @@ class LinearEstimatorV2(estimator_lib.Estimator):
                          warm_start_from=warm_start_from)
 
 
-class LinearEstimator(estimator_lib.Estimator):
+class LinearEstimator(Estimator):
     """tf.compat.v1.estimator.LinearEstimator: a linear model with a v1 head you give."""
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,

@@ -17,7 +17,6 @@ from tensorflow.python.feature_column import feature_column_v2 as fc_v2
 from tensorflow.python.feature_column import serialization
 from tensorflow.python.ops import variable_scope
 
-import estimator_lib
 from estimator_lib.canned import feature_inputs
 
 _normalize_columns = fc_v2._normalize_feature_columns

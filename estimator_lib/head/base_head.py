@@ -13,7 +13,8 @@ from typing import Callable, Dict, Mapping, Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
 from estimator_lib.head.arguments import call_loss_fn  # noqa: F401
 from estimator_lib.head.arguments import check_prediction_keys  # noqa: F401
 from estimator_lib.head.arguments import validate_loss_fn_args  # noqa: F401
@@ -36,7 +37,6 @@ from estimator_lib.head.outputs import REGRESS_SERVING_KEY  # noqa: F401
 from estimator_lib.head.train_op import create_estimator_spec_summary
 from estimator_lib.head.train_op import create_estimator_spec_train_op
 
-ModeKeys = estimator_lib.ModeKeys
 
 
 class Head(abc.ABC):
@@ -182,7 +182,7 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
     with tf.compat.v1.name_scope(head.name, "head"):
         predictions = head.predictions(logits)
         if mode == ModeKeys.PREDICT:
-            return estimator_lib.EstimatorSpec(
+            return EstimatorSpec(
                 mode=ModeKeys.PREDICT, predictions=predictions,
                 export_outputs=export_outputs_fn(predictions))
         loss = head.loss(logits=logits, labels=labels, features=features, mode=mode,
@@ -192,7 +192,7 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
             updated = head.update_metrics(
                 eval_metrics, features, logits, labels,
                 regularization_losses=regularization_losses)
-            return estimator_lib.EstimatorSpec(
+            return EstimatorSpec(
                 mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
                 eval_metric_ops=updated)
         train_op = create_estimator_spec_train_op(
@@ -201,5 +201,5 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
             regularized_training_loss=loss, loss_reduction=head.loss_reduction)
     summary_key = head._summary_key  # pylint: disable=protected-access
     create_estimator_spec_summary(loss, regularization_losses, summary_key)
-    return estimator_lib.EstimatorSpec(
+    return EstimatorSpec(
         mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)

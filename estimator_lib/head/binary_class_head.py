@@ -4,7 +4,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -235,7 +235,7 @@ class BinaryClassHead(base_head.Head):
         classifier_output = outputs.classification_output(
             scores=predictions[PredictionKeys.PROBABILITIES], n_classes=2,
             label_vocabulary=self._label_vocabulary)
-        export = estimator_lib.export
+        export = export_lib
         return {
             outputs.DEFAULT_SERVING_KEY: classifier_output,
             outputs.CLASSIFY_SERVING_KEY: classifier_output,

@@ -4,14 +4,15 @@ from typing import Dict, Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
+from estimator_lib import export as export_lib
 from estimator_lib.head import base_head
 from estimator_lib.head import outputs
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.train_op import create_estimator_spec_summary
 from estimator_lib.head.train_op import create_estimator_spec_train_op
 
-ModeKeys = estimator_lib.ModeKeys
 
 
 def _no_op_train_fn(loss):
@@ -178,7 +179,7 @@ class MultiHead(base_head.Head):
                 for head in self._heads]
             predictions = self.predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return estimator_lib.EstimatorSpec(
+                return EstimatorSpec(
                     mode=ModeKeys.PREDICT, predictions=predictions,
                     export_outputs=self._merge_predict_export_outputs(head_specs))
             loss = self.loss(labels, logits, features, mode, regularization_losses)
@@ -186,7 +187,7 @@ class MultiHead(base_head.Head):
                 updated = self.update_metrics(
                     self.metrics(regularization_losses=regularization_losses), features,
                     logits, labels, regularization_losses=regularization_losses)
-                return estimator_lib.EstimatorSpec(
+                return EstimatorSpec(
                     mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
                     eval_metric_ops=updated)
             if mode == ModeKeys.TRAIN:
@@ -195,7 +196,7 @@ class MultiHead(base_head.Head):
                     update_ops=update_ops, trainable_variables=trainable_variables,
                     regularized_training_loss=loss, loss_reduction=self.loss_reduction)
                 create_estimator_spec_summary(loss, regularization_losses)
-                return estimator_lib.EstimatorSpec(
+                return EstimatorSpec(
                     mode=ModeKeys.TRAIN, loss=loss, train_op=train_op,
                     predictions=predictions)
             raise ValueError(
@@ -212,9 +213,9 @@ class MultiHead(base_head.Head):
                         else f"{head.name}/{key}")
                 export_outputs[name] = output
                 if (key == outputs.PREDICT_SERVING_KEY
-                        and isinstance(output, estimator_lib.export.PredictOutput)):
+                        and isinstance(output, export_lib.PredictOutput)):
                     for pred_key, tensor in output.outputs.items():
                         merged_predict_outputs[f"{head.name}/{pred_key}"] = tensor
-        export_outputs[outputs.PREDICT_SERVING_KEY] = estimator_lib.export.PredictOutput(
+        export_outputs[outputs.PREDICT_SERVING_KEY] = export_lib.PredictOutput(
             merged_predict_outputs)
         return export_outputs

@@ -4,7 +4,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -263,7 +263,7 @@ class MultiLabelHead(base_head.Head):
         return {
             outputs.DEFAULT_SERVING_KEY: classifier_output,
             outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.PREDICT_SERVING_KEY: estimator_lib.export.PredictOutput(predictions),
+            outputs.PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
         }
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,

@@ -4,7 +4,7 @@ from typing import Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import export as export_lib
 
 DEFAULT_SERVING_KEY = tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY
 CLASSIFY_SERVING_KEY = "classification"
@@ -32,5 +32,5 @@ def all_classes(logits: tf.Tensor, n_classes: int,
 def classification_output(scores: tf.Tensor, n_classes: int,
                           label_vocabulary: Optional[Sequence[str]] = None):
     """A ClassificationOutput with every class name beside its score."""
-    return estimator_lib.export.ClassificationOutput(
+    return export_lib.ClassificationOutput(
         scores=scores, classes=all_classes(scores, n_classes, label_vocabulary))

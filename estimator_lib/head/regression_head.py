@@ -4,7 +4,7 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -139,12 +139,12 @@ class RegressionHead(base_head.Head):
         return eval_metrics
 
     def _export_outputs(self, predictions):
-        regression_output = estimator_lib.export.RegressionOutput(
+        regression_output = export_lib.RegressionOutput(
             value=predictions[PredictionKeys.PREDICTIONS])
         return {
             outputs.DEFAULT_SERVING_KEY: regression_output,
             outputs.REGRESS_SERVING_KEY: regression_output,
-            outputs.PREDICT_SERVING_KEY: estimator_lib.export.PredictOutput(predictions),
+            outputs.PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
         }
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,

@@ -18,11 +18,11 @@ from typing import Callable, Dict, Optional
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-import estimator_lib
+from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.model_fn import ModeKeys
 from estimator_lib.head import checks
 from estimator_lib.head.metric_keys import MetricKeys
 
-ModeKeys = estimator_lib.ModeKeys
 
 LossSpec = collections.namedtuple(
     "LossSpec", ["training_loss", "unreduced_loss", "weights", "processed_labels"])
@@ -159,7 +159,7 @@ class V1Head(abc.ABC):
             with tf.compat.v1.name_scope(None, "predictions", (logits,)):
                 predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return estimator_lib.EstimatorSpec(
+                return EstimatorSpec(
                     mode=ModeKeys.PREDICT, predictions=predictions,
                     export_outputs=self._export_outputs(predictions))
             loss_spec = self.create_loss(features=features, mode=mode, logits=logits,
@@ -170,7 +170,7 @@ class V1Head(abc.ABC):
                 regularization_loss = tf.math.add_n(regularization_losses)
                 loss = tf.math.add_n([loss, regularization_loss])
             if mode == ModeKeys.EVAL:
-                return estimator_lib.EstimatorSpec(
+                return EstimatorSpec(
                     mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
                     eval_metric_ops=self._eval_metric_ops(
                         predictions, loss_spec, regularization_loss))
@@ -189,7 +189,7 @@ class V1Head(abc.ABC):
                 tf.compat.v1.summary.scalar(
                     summary_key(self._name, MetricKeys.LOSS_REGULARIZATION),
                     regularization_loss)
-        return estimator_lib.EstimatorSpec(
+        return EstimatorSpec(
             mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)
 
     @staticmethod

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import checks
 from estimator_lib.head import outputs
@@ -27,7 +27,7 @@ from estimator_lib.head.vocabulary import check_label_vocabulary
 from estimator_lib.head.vocabulary import Vocabulary
 
 _SUM = tf.compat.v1.losses.Reduction.SUM
-_export = estimator_lib.export
+_export = export_lib
 
 
 class _ClassifierV1(V1Head):

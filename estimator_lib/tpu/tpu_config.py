@@ -12,7 +12,7 @@ import os
 
 import tensorflow as tf
 
-import estimator_lib
+from estimator_lib import run_config as core_run_config
 from estimator_lib.tpu import util
 
 _TPU_WORKER_JOB_NAME = "tpu_worker_job_name"
@@ -120,8 +120,8 @@ def _tpu_job_name_from_tf_config():
     return name
 
 
-class RunConfig(estimator_lib.RunConfig):
-    """An estimator_lib.RunConfig with the TPU fields (tf.compat.v1.estimator.tpu.RunConfig).
+class RunConfig(core_run_config.RunConfig):
+    """estimator_lib's RunConfig with the TPU fields (tf.compat.v1.estimator.tpu.RunConfig).
 
     Args:
         tpu_config: A TPUConfig (default `TPUConfig()`).

@@ -27,13 +27,13 @@ import tensorflow as tf
 from tensorflow.core.framework.summary_pb2 import Summary
 from tensorflow.python.util import function_utils
 
-import estimator_lib
+from estimator_lib.estimator import Estimator
+from estimator_lib.model_fn import ModeKeys
 from estimator_lib.tpu import tpu_config as tpu_config_lib
 from estimator_lib.tpu import util
 from estimator_lib.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
 logging = tf.compat.v1.logging
-ModeKeys = estimator_lib.ModeKeys
 
 _BATCH_SIZE_KEY = "batch_size"
 _CTX_KEY = "context"
@@ -129,7 +129,7 @@ def _verify_user_model_fn(model_fn, params):
                          f"{unexpected}")
 
 
-class TPUEstimator(estimator_lib.Estimator):
+class TPUEstimator(Estimator):
     """tf.compat.v1.estimator.tpu.TPUEstimator, running on CPUs and GPUs.
 
     Args:

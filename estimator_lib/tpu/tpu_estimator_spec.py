@@ -11,7 +11,7 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow.python.util import tf_inspect
 
-import estimator_lib
+from estimator_lib.model_fn import EstimatorSpec
 
 # Graph collection holding the initializers of tf.summary (v2) writers made in a graph.
 _SUMMARY_WRITER_INIT_COLLECTION = "_SUMMARY_WRITER_V2"
@@ -123,7 +123,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _SPEC_FIELDS))
             host_call=host_call, training_hooks=training_hooks,
             evaluation_hooks=evaluation_hooks, prediction_hooks=prediction_hooks)
 
-    def as_estimator_spec(self) -> estimator_lib.EstimatorSpec:
+    def as_estimator_spec(self) -> EstimatorSpec:
         """The equivalent EstimatorSpec, as TPUEstimator builds it on CPUs and GPUs.
 
         Calls `eval_metrics`' and `host_call`'s functions, then `scaffold_fn`, in the
@@ -139,7 +139,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _SPEC_FIELDS))
         if self.host_call is not None:
             hooks = (HostCallHook(results["host_call"]),)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
-        return estimator_lib.EstimatorSpec(
+        return EstimatorSpec(
             mode=self.mode, predictions=self.predictions, loss=self.loss,
             train_op=self.train_op, eval_metric_ops=results.get("eval_metrics"),
             export_outputs=self.export_outputs, scaffold=scaffold,
