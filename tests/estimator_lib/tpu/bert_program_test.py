@@ -54,7 +54,6 @@ _CHECKPOINT_VARIABLES = [
     ("output_bias", [2]), ("output_bias/adam_m", [2]), ("output_bias/adam_v", [2]),
     ("output_weights", [2, 4]), ("output_weights/adam_m", [2, 4]),
     ("output_weights/adam_v", [2, 4])]
-# The model's variable_scope("loss") makes the Estimator's loss summary `loss_1`.
 # The original wrote the training loss as "loss_1" (the model_fn has an op named
 # "loss"); here it is "loss", so training and evaluation curves overlay
 # (docs/estimator.md, deliberate difference 13).
