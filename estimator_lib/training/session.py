@@ -1,5 +1,8 @@
 """The training session: MonitoredTrainingSession's assembly, resuming from a readable checkpoint."""
 
+import atexit
+import os
+import sys
 from typing import List, Optional
 
 import tensorflow as tf
@@ -28,7 +31,13 @@ _RECREATION_CAUSE = {
 
 def _stopped_task_error(cluster: dict, model_dir: str, cause: str,
                         advice: str = "", job: str = _MULTI_WORKER) -> RuntimeError:
-    """The error of a multi-worker job that lost a task: which, and how to go on."""
+    """The error of a multi-worker job that lost a task: which, and how to go on.
+
+    The sessions still closing reach the lost task and would never finish: the process
+    stops waiting for them, so that it can end with this error.
+    """
+    tf_patches.abandon_closing_sessions()
+    atexit.register(_exit_at_once_if_failed)
     missing = unreachable_tasks(cluster)
     if missing:
         unreachable = ", ".join(missing)
@@ -38,6 +47,17 @@ def _stopped_task_error(cluster: dict, model_dir: str, cause: str,
         f"A task of the {job} job stopped; {cause}. Unreachable: {unreachable}. "
         "Restart every task: training resumes from the newest checkpoint "
         f"({tf.train.latest_checkpoint(model_dir)}).{advice}")
+
+
+def _exit_at_once_if_failed() -> None:
+    """At exit after a lost task's error went uncaught: ends the process without the
+    interpreter's finalisation, whose TensorFlow destructors of sessions and servers
+    connected to the dead task never return."""
+    error = getattr(sys, "last_value", None)
+    if isinstance(error, RuntimeError) and str(error).startswith("A task of the "):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)  # pylint: disable=protected-access
 
 
 class _ResumingSessionCreator(ChiefSessionCreator):
@@ -94,7 +114,7 @@ class _WorkerSessionCreator(tf.compat.v1.train.WorkerSessionCreator):
                                       _RECREATION_CAUSE[_PARAMETER_SERVER],
                                       job=_PARAMETER_SERVER)
         self._created = True
-        return super().create_session()
+        return tf_patches.close_in_background(super().create_session())
 
 
 class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):

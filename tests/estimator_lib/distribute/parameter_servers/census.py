@@ -7,7 +7,7 @@ parameter-server job, each task with its own TF_CONFIG:
 
 It uses only `tf.estimator` names: the same file runs on the original (TF 2.15 with
 tensorflow-estimator). `--print-steps` prints `STEP n` after every run (for a test to
-act mid-training); every task prints `DONE <task>` when train_and_evaluate returns.
+act mid-training) and `START STEP n` when its session starts; every task prints `DONE <task>` when train_and_evaluate returns.
 """
 
 import argparse
@@ -47,6 +47,10 @@ def serving_input_fn():
 
 
 class PrintSteps(tf.compat.v1.train.SessionRunHook):
+    def after_create_session(self, session, coord):
+        step = session.run(tf.compat.v1.train.get_global_step())
+        print("START STEP", step, flush=True)
+
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(tf.compat.v1.train.get_global_step())
 
@@ -59,6 +63,7 @@ def main():
     parser.add_argument("--job-dir", required=True)
     parser.add_argument("--train-steps", type=int, default=40)
     parser.add_argument("--print-steps", action="store_true")
+    parser.add_argument("--throttle-secs", type=float, default=1)
     args = parser.parse_args()
     age = tf.feature_column.numeric_column("age")
     hours = tf.feature_column.numeric_column("hours_per_week")
@@ -76,7 +81,7 @@ def main():
     exporter = tf.estimator.FinalExporter("census", serving_input_fn)
     eval_spec = tf.estimator.EvalSpec(input_fn(64, 1, False), steps=None,
                                       exporters=[exporter], start_delay_secs=0,
-                                      throttle_secs=1)
+                                      throttle_secs=args.throttle_secs)
     tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
     task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
     print("DONE", f"{task.get('type')}{task.get('index')}", flush=True)
