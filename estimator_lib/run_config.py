@@ -264,7 +264,11 @@ class RunConfig:
         self._validate()
         object.__setattr__(self, "_cluster", _cluster_settings(tf_config))
         for strategy in (self.train_distribute, self.eval_distribute):
-            _check_strategy(strategy)
+            _check_strategy(strategy, self.num_ps_replicas)
+        if self.session_config is None and self.cluster_spec.as_dict() and (
+                self.train_distribute is None or _is_v1_ps_strategy(self.train_distribute)):
+            object.__setattr__(self, "session_config", _default_distributed_session_config(
+                self.task_type, self.task_id))
         if self.train_distribute is not None or self.eval_distribute is not None:
             tf.compat.v1.logging.info("Initializing RunConfig with distribution strategies.")
 
@@ -354,15 +358,45 @@ class RunConfig:
         return f"RunConfig({self.as_dict()})"
 
 
-def _check_strategy(strategy):
+def _default_distributed_session_config(task_type, task_id):
+    """The original's session config for between-graph training (a cluster, no strategy):
+    device filters so that a chief or worker talks only to the ps tasks and itself."""
+    filters = {
+        TaskType.MASTER: ["/job:ps", "/job:master"],
+        TaskType.CHIEF: ["/job:ps", "/job:chief"],
+        TaskType.WORKER: ["/job:ps", f"/job:worker/task:{task_id}"],
+        TaskType.PS: ["/job:ps", "/job:worker", "/job:chief", "/job:master"],
+    }.get(task_type)
+    if filters is None:  # The evaluator: no filters, no default.
+        return None
+    config = get_default_session_config()
+    config.device_filters.extend(filters)
+    return config
+
+
+def _is_v1_ps_strategy(strategy) -> bool:
+    return isinstance(strategy, tf.compat.v1.distribute.experimental.ParameterServerStrategy)
+
+
+def _check_strategy(strategy, num_ps_replicas):
     if strategy is None:
+        return
+    if _is_v1_ps_strategy(strategy):
+        if not num_ps_replicas:
+            raise ValueError(
+                "tf.compat.v1.distribute.experimental.ParameterServerStrategy needs `ps` tasks "
+                "in TF_CONFIG's cluster (parameter-server training, docs/multi_worker.md). "
+                "Without them use no strategy, tf.distribute.MirroredStrategy on one machine or "
+                "tf.distribute.MultiWorkerMirroredStrategy across machines.")
         return
     if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy) or \
             type(strategy).__name__.startswith("ParameterServerStrategy"):
         raise ValueError(
-            "ParameterServerStrategy is not supported by estimator_lib (nor by the original "
-            "Estimator in TF2). Use tf.distribute.MirroredStrategy on one machine or "
-            "tf.distribute.MultiWorkerMirroredStrategy with TF_CONFIG across machines.")
+            "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` for "
+            "parameter server strategy with estimator (or no strategy: a TF_CONFIG cluster "
+            "with `ps` tasks trains on parameter servers by default, docs/multi_worker.md). "
+            "tf.distribute.experimental.ParameterServerStrategy needs a ClusterCoordinator "
+            "(Keras model.fit or a custom loop).")
     if not isinstance(strategy, (tf.distribute.Strategy, tf.compat.v1.distribute.Strategy)):
         raise ValueError(
             "`train_distribute` / `eval_distribute` must be a tf.distribute.Strategy. "

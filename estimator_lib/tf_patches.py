@@ -120,6 +120,14 @@ def close_in_background(session):
     return session
 
 
+def abandon_closing_sessions() -> None:
+    """Stops waiting for the closes still running: they reach a task that died, and a
+    close of a session over gRPC to a dead task never returns (training/session.py
+    calls this when it ends training naming such a task). Their daemon threads end
+    with the process."""
+    _closing.clear()
+
+
 @atexit.register
 def wait_for_closing_sessions() -> None:
     """Joins every close still running (also before a caller needs the memory back)."""

@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
+from estimator_lib.distribute import parameter_servers
 from estimator_lib.export import exporters as exporter_lib
 from estimator_lib.model_fn import check_hooks
 from estimator_lib.run_config import TaskType
@@ -203,14 +204,42 @@ def _run_evaluator(estimator, train_spec, eval_spec):
 
 
 def _run_distributed_worker(estimator, train_spec, eval_spec):
-    del eval_spec
     config = estimator.config
-    if config.task_type == TaskType.PS or config.num_ps_replicas:
-        raise ValueError(
-            "Parameter-server training (a `ps` task in TF_CONFIG) is not supported. Use "
-            "tf.distribute.MultiWorkerMirroredStrategy as train_distribute with a cluster of "
-            "`chief` and `worker` tasks (and optionally an `evaluator`).")
+    if parameter_servers.is_ps_training(config) or config.task_type == TaskType.PS:
+        return _run_parameter_server_task(estimator, train_spec, eval_spec)
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks),
                     saving_listeners=list(train_spec.saving_listeners))
+    return None
+
+
+def _run_parameter_server_task(estimator, train_spec, eval_spec):
+    """One task of parameter-server training, as the original's run_<task type>.
+
+    ps: serves until the chief and workers finish; chief, master and worker: start the
+    server, (worker i: wait its delay), train, (master: evaluating new checkpoints), and
+    tell the ps tasks they are done (distribute/parameter_servers.py).
+    """
+    config = estimator.config
+    if config.task_type == TaskType.PS:
+        if not parameter_servers.is_ps_training(config):
+            raise ValueError(
+                "A `ps` task trains only without a strategy or with tf.compat.v1.distribute."
+                "experimental.ParameterServerStrategy as train_distribute. Received: "
+                f"train_distribute={type(config.train_distribute).__name__}.")
+        parameter_servers.serve(config)
+        return None
+    parameter_servers.start_server(config)  # Before the delay: the others connect to it.
+    delay = parameter_servers.worker_delay_secs(config)
+    if delay > 0:
+        logging.info("Waiting %d secs before starting training.", delay)
+        time.sleep(delay)
+    listeners = list(train_spec.saving_listeners)
+    evaluator = None
+    if config.task_type == TaskType.MASTER:  # The original evaluated on the master.
+        evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+        listeners.append(_EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs))
+    estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
+                    hooks=list(train_spec.hooks), saving_listeners=listeners)
+    parameter_servers.signal_done(config)
     return None

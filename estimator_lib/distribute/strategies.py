@@ -6,6 +6,8 @@ from typing import Tuple
 
 import tensorflow as tf
 
+from estimator_lib.distribute import parameter_servers
+
 _DEVICE = re.compile(r"device:(CPU|GPU):(\d+)$", re.IGNORECASE)
 
 # The deadline of each session run across tasks, unless the session_config sets one:
@@ -109,7 +111,8 @@ def is_multi_worker(config) -> bool:
     """True for between-graph training across a TF_CONFIG cluster (each worker a graph)."""
     strategy = config.train_distribute
     return bool(strategy is not None and config.cluster_spec.as_dict()
-                and getattr(strategy.extended, "experimental_between_graph", False))
+                and getattr(strategy.extended, "experimental_between_graph", False)
+                and not parameter_servers.is_v1_strategy(strategy))
 
 
 def num_replicas(strategy) -> int:

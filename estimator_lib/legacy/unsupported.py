@@ -4,7 +4,7 @@ BoostedTrees*, the RNN estimators, LinearSDCA and KMeans are classes here so tha
 legacy code importing or even subclassing them still loads; building one raises a
 NotImplementedError naming what to use instead (the other canned estimators, the
 heads and TPUEstimator are re-provided: estimator_lib.canned, .head, .tpu).
-`UNSUPPORTED` lists every such name, and ParameterServerStrategy (which RunConfig rejects), with its
+`UNSUPPORTED` lists every such name with its
 alternative; docs/MIGRATION.md shows the same table.
 """
 
@@ -64,16 +64,9 @@ for _name, _alternative in _CLASSES:
     globals()[_name] = _make_unsupported(_name, _alternative)
 del _name, _alternative
 
-PARAMETER_SERVER_STRATEGY = (
-    "`tf.distribute.MirroredStrategy` on one machine or "
-    "`tf.distribute.MultiWorkerMirroredStrategy` with TF_CONFIG across machines (in "
-    "`RunConfig(train_distribute=...)`), or Keras `model.fit` with "
-    "`tf.distribute.experimental.ParameterServerStrategy` and a ClusterCoordinator")
-
 # Every unsupported API name -> the alternative; the table in docs/MIGRATION.md.
 UNSUPPORTED: Dict[str, str] = dict(
-    [(_api_name(name), alternative) for name, alternative in _CLASSES]
-    + [("RunConfig(train_distribute=ParameterServerStrategy(...))", PARAMETER_SERVER_STRATEGY)])
+    [(_api_name(name), alternative) for name, alternative in _CLASSES])
 
 # Class names by the namespace they belong in, for estimator_lib.compat.
 CANNED_NAMES = tuple(name for name, _ in _CLASSES if name not in _LOCATIONS)

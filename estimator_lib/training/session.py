@@ -1,5 +1,8 @@
 """The training session: MonitoredTrainingSession's assembly, resuming from a readable checkpoint."""
 
+import atexit
+import os
+import sys
 from typing import List, Optional
 
 import tensorflow as tf
@@ -16,18 +19,45 @@ class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
         return tf_patches.close_in_background(super().create_session())
 
 
+_MULTI_WORKER = "multi-worker"
+_PARAMETER_SERVER = "parameter-server"
+# Why a lost task stops the others, by kind of job.
+_RECREATION_CAUSE = {
+    _MULTI_WORKER: "the others cannot take another synchronous step without it",
+    _PARAMETER_SERVER: "the chief and workers cannot run a step without the variables on "
+                       "the ps tasks",
+}
+
+
 def _stopped_task_error(cluster: dict, model_dir: str, cause: str,
-                        advice: str = "") -> RuntimeError:
-    """The error of a multi-worker job that lost a task: which, and how to go on."""
+                        advice: str = "", job: str = _MULTI_WORKER) -> RuntimeError:
+    """The error of a multi-worker job that lost a task: which, and how to go on.
+
+    The sessions still closing reach the lost task and would never finish: the process
+    stops waiting for them, so that it can end with this error.
+    """
+    tf_patches.abandon_closing_sessions()
+    atexit.register(_exit_at_once_if_failed)
     missing = unreachable_tasks(cluster)
     if missing:
         unreachable = ", ".join(missing)
     else:
         unreachable = "none (every task accepts connections: one may be stuck or slow)"
     return RuntimeError(
-        f"A task of the multi-worker job stopped; {cause}. Unreachable: {unreachable}. "
+        f"A task of the {job} job stopped; {cause}. Unreachable: {unreachable}. "
         "Restart every task: training resumes from the newest checkpoint "
         f"({tf.train.latest_checkpoint(model_dir)}).{advice}")
+
+
+def _exit_at_once_if_failed() -> None:
+    """At exit after a lost task's error went uncaught: ends the process without the
+    interpreter's finalisation, whose TensorFlow destructors of sessions and servers
+    connected to the dead task never return."""
+    error = getattr(sys, "last_value", None)
+    if isinstance(error, RuntimeError) and str(error).startswith("A task of the "):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)  # pylint: disable=protected-access
 
 
 class _ResumingSessionCreator(ChiefSessionCreator):
@@ -38,21 +68,53 @@ class _ResumingSessionCreator(ChiefSessionCreator):
     wait for it forever, so re-creation fails instead, naming the unreachable tasks.
     """
 
-    def __init__(self, model_dir, first_checkpoint, cluster=None, **kwargs):
+    def __init__(self, model_dir, first_checkpoint, cluster=None, job=_MULTI_WORKER,
+                 **kwargs):
         super().__init__(checkpoint_filename_with_path=first_checkpoint, **kwargs)
+        self._model_dir = model_dir
+        self._cluster = cluster
+        self._job = job
+        self._created = False
+
+    def create_session(self):
+        if self._created and self._cluster:
+            raise _stopped_task_error(self._cluster, self._model_dir,
+                                      _RECREATION_CAUSE[self._job], job=self._job)
+        if self._created:  # Recovery after an aborted session: look again.
+            self._checkpoint_filename_with_path = checkpoints.newest_readable(self._model_dir)
+        self._created = True
+        session = super().create_session()
+        if self._checkpoint_filename_with_path:
+            _recover_last_checkpoints(self._scaffold.saver, self._model_dir)
+        return session
+
+
+def _recover_last_checkpoints(saver, model_dir) -> None:
+    """Tells `saver` the checkpoints already in model_dir, as TensorFlow's SessionManager
+    does when it restores from a directory: its `max_to_keep` then counts them, and the
+    oldest are deleted as new ones are written."""
+    state = tf.train.get_checkpoint_state(model_dir)
+    if saver is not None and state is not None:
+        saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+
+
+class _WorkerSessionCreator(tf.compat.v1.train.WorkerSessionCreator):
+    """A worker's creator that, in parameter-server training, refuses to re-create its
+    session (a ps task died: it would wait for the chief's variables forever)."""
+
+    def __init__(self, model_dir, cluster=None, **kwargs):
+        super().__init__(**kwargs)
         self._model_dir = model_dir
         self._cluster = cluster
         self._created = False
 
     def create_session(self):
         if self._created and self._cluster:
-            raise _stopped_task_error(
-                self._cluster, self._model_dir,
-                "the others cannot take another synchronous step without it")
-        if self._created:  # Recovery after an aborted session: look again.
-            self._checkpoint_filename_with_path = checkpoints.newest_readable(self._model_dir)
+            raise _stopped_task_error(self._cluster, self._model_dir,
+                                      _RECREATION_CAUSE[_PARAMETER_SERVER],
+                                      job=_PARAMETER_SERVER)
         self._created = True
-        return super().create_session()
+        return tf_patches.close_in_background(super().create_session())
 
 
 class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):
@@ -66,8 +128,9 @@ class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):
     """
 
     def __init__(self, *, cluster: dict, model_dir: str, operation_timeout_ms: int,
-                 **kwargs):
+                 job: str = _MULTI_WORKER, **kwargs):
         self._cluster = cluster
+        self._job = job
         self._model_dir = model_dir
         self._operation_timeout_ms = operation_timeout_ms
         try:  # Creating the session runs the initial broadcast from the chief.
@@ -87,20 +150,20 @@ class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):
             "a run of the training session waited past its deadline (session_config."
             f"operation_timeout_in_ms={self._operation_timeout_ms})",
             " If every task is healthy but a run takes longer, raise "
-            "operation_timeout_in_ms in RunConfig(session_config=...).")
+            "operation_timeout_in_ms in RunConfig(session_config=...).", job=self._job)
 
 
-def _monitored_session(cluster, model_dir, config, **kwargs):
+def _monitored_session(cluster, model_dir, config, job, **kwargs):
     if not cluster:
         return tf.compat.v1.train.MonitoredSession(**kwargs)
     timeout_ms = config.operation_timeout_in_ms if config is not None else 0
     return _MultiWorkerSession(cluster=cluster, model_dir=model_dir,
-                               operation_timeout_ms=timeout_ms, **kwargs)
+                               operation_timeout_ms=timeout_ms, job=job, **kwargs)
 
 
 def training_session(*, model_dir: str, restore_from: Optional[str], initializes: bool,
                      scaffold, master: str, config, hooks: List, max_wait_secs: float,
-                     cluster: Optional[dict] = None):
+                     cluster: Optional[dict] = None, parameter_servers: bool = False):
     """The training MonitoredSession, running `hooks` (from `hook_plan.plan`).
 
     As `tf.compat.v1.train.MonitoredTrainingSession(is_chief=initializes, ...)`, but it
@@ -108,13 +171,16 @@ def training_session(*, model_dir: str, restore_from: Optional[str], initializes
     the checkpoint state file names, and the hooks come planned. In a multi-worker
     job (`cluster` given) a task that stops ends training with a RuntimeError naming
     it, whether a run fails with an RPC error or waits past
-    `config.operation_timeout_in_ms`.
+    `config.operation_timeout_in_ms`; `parameter_servers` says the job is
+    parameter-server training (the error's wording).
     """
+    job = _PARAMETER_SERVER if parameter_servers else _MULTI_WORKER
     if not initializes:
-        creator = tf.compat.v1.train.WorkerSessionCreator(
-            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)
+        creator = _WorkerSessionCreator(
+            model_dir, cluster=cluster, scaffold=scaffold, master=master, config=config,
+            max_wait_secs=max_wait_secs)
     else:
-        creator = _ResumingSessionCreator(model_dir, restore_from, cluster=cluster,
+        creator = _ResumingSessionCreator(model_dir, restore_from, cluster=cluster, job=job,
                                           scaffold=scaffold, master=master, config=config)
-    return _monitored_session(cluster, model_dir, config, session_creator=creator,
+    return _monitored_session(cluster, model_dir, config, job, session_creator=creator,
                               hooks=list(hooks))

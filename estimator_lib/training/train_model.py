@@ -14,6 +14,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_lib import tf_patches
+from estimator_lib.distribute import parameter_servers
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
 from estimator_lib.model_fn import ModeKeys
@@ -44,13 +45,18 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         The loss of the last step run, or None if no step ran.
     """
     config = model.config
-    strategy = config.train_distribute
+    ps_training = parameter_servers.is_ps_training(config)
+    # Parameter-server training (docs/multi_worker.md) places variables with a device
+    # function; the v1 ParameterServerStrategy runs the same way, as no strategy.
+    strategy = None if ps_training else config.train_distribute
+    device_fn = config.device_fn or (parameter_servers.device_fn(config) if ps_training
+                                     else None)
     steps_per_run = config.steps_per_run
     if steps_per_run > 1:
         steps_loop.check_supported(config)
     initializes, writes = strategies.roles(config)
     with tf.Graph().as_default() as graph, strategies.train_scope(
-            graph, strategy, config.device_fn):
+            graph, strategy, device_fn):
         # 1. The graph.
         model.start_graph(graph)
         build_step, input_hooks = _train_step(model, input_fn, strategy, steps_per_run)
@@ -74,6 +80,8 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
             save_on_create=not strategies.is_multi_worker(config))
 
         # 3. The session, and 4. the steps.
+        if ps_training:
+            parameter_servers.prepare_task(config)
         loss = None
         any_step_done = False
         with contextlib.ExitStack() as stack:
@@ -85,10 +93,12 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
             session = stack.enter_context(session_lib.training_session(
                 model_dir=config.model_dir, restore_from=restore_from,
                 initializes=initializes, scaffold=spec.scaffold, master=config.master,
-                config=model.session_config_for(strategy), hooks=plan.for_task(writes),
+                config=_session_config(model, strategy, ps_training),
+                hooks=plan.for_task(writes),
                 max_wait_secs=config.session_creation_timeout_secs,
                 cluster=(config.cluster_spec.as_dict()
-                         if strategies.is_multi_worker(config) else None)))
+                         if strategies.is_multi_worker(config) or ps_training else None),
+                parameter_servers=ps_training))
             while not session.should_stop() and not stop.requested:
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
@@ -99,6 +109,16 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
                         "misspecified.")
     return loss
+
+
+def _session_config(model: ModelGraph, strategy, ps_training: bool):
+    """The session's config; across parameter servers each run gets the multi-worker
+    deadline unless the session_config sets one (a ps that stops mid-run)."""
+    config = model.session_config_for(strategy)
+    if ps_training and not config.operation_timeout_in_ms:
+        config = tf.compat.v1.ConfigProto.FromString(config.SerializeToString())
+        config.operation_timeout_in_ms = strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS
+    return config
 
 
 def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):

@@ -150,12 +150,15 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
             with self.assertRaisesRegex(ValueError, message):
                 el.RunConfig()
 
-    def test_parameter_server_strategy_is_refused(self):
+    def test_the_v2_parameter_server_strategy_is_refused_naming_the_v1_one(self):
         class ParameterServerStrategyV2(tf.distribute.Strategy):
             def __init__(self):  # pylint: disable=super-init-not-called
                 pass
 
-        with self.assertRaisesRegex(ValueError, "ParameterServerStrategy is not supported"):
+        # The original's message, and the default (no strategy) mode.
+        with self.assertRaisesRegex(
+                ValueError, r"Please use `tf.compat.v1.distribute.experimental.Parameter"
+                            r"ServerStrategy` for parameter server strategy with estimator"):
             el.RunConfig(train_distribute=ParameterServerStrategyV2())
 
     def test_distribution_strategy_is_accepted(self):

@@ -287,8 +287,8 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
         self.assertIs(binary_class_head.BinaryClassHead, el.BinaryClassHead)
         self.assertEqual(tpu_config.InputPipelineConfig.PER_HOST_V2, 3)
 
-    def test_parameter_server_strategy_is_listed(self):
-        self.assertIn("ParameterServerStrategy", "".join(unsupported.UNSUPPORTED))
+    def test_parameter_server_training_is_not_listed(self):  # Supported: multi_worker.md.
+        self.assertNotIn("ParameterServerStrategy", "".join(unsupported.UNSUPPORTED))
 
 
 if __name__ == "__main__":

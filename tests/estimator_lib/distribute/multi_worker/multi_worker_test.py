@@ -3,7 +3,6 @@
 Every process is killed with SIGKILL if the test runs out of time.
 """
 
-import json
 import os
 import socket
 import tempfile
@@ -89,18 +88,6 @@ class MultiWorkerTest(tf.test.TestCase):
                                                  return_value=True):
             with self.assertRaisesRegex(ValueError, "run_every_steps=N"):
                 el.experimental.stop_if_no_decrease_hook(estimator, "loss", 10)
-
-    def test_parameter_servers_are_refused(self):
-        cluster = {"chief": ["127.0.0.1:1"], "ps": ["127.0.0.1:2"]}
-        env = {"TF_CONFIG": json.dumps({"cluster": cluster,
-                                        "task": {"type": "chief", "index": 0}})}
-        with tf.compat.v1.test.mock.patch.dict(os.environ, env):
-            estimator = el.Estimator(program.model_fn,
-                                     model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
-            with self.assertRaisesRegex(ValueError, "Parameter-server training .* is not "
-                                                    "supported.*MultiWorkerMirroredStrategy"):
-                el.train_and_evaluate(estimator, el.TrainSpec(program.input_fn, max_steps=1),
-                                      el.EvalSpec(program.input_fn))
 
 
 if __name__ == "__main__":
