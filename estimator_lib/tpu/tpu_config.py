@@ -178,9 +178,9 @@ class RunConfig(core_run_config.RunConfig):
 
     @property
     def cluster_spec(self):
-        if self._tpu_cluster_spec is not None:
-            return self._tpu_cluster_spec
-        return super().cluster_spec
+        # Also read by RunConfig's own initialisation, before ours has set the field.
+        spec = getattr(self, "_tpu_cluster_spec", None)
+        return spec if spec is not None else super().cluster_spec
 
     def replace(self, **kwargs) -> "RunConfig":
         """A copy with RunConfig fields and/or `tpu_config` replaced.
