@@ -49,6 +49,7 @@ class Estimator:
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
                  warm_start_from=None):
         _assert_members_are_not_overridden(type(self))
+        _check_config_type(config)  # first, as the original
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
@@ -278,15 +279,24 @@ class Estimator:
         return self._model.call_model_fn(features, labels, mode, config)
 
 
-def resolve_config(config, model_dir):
-    """RunConfig with model_dir settled (argument, config, or a new temporary folder)."""
-    if config is None:
-        logging.info("Using default config.")
-        config = RunConfig()
-    elif not isinstance(config, RunConfig):
+def _check_config_type(config):
+    if config is not None and not isinstance(config, RunConfig):
         raise ValueError(
             "config must be an instance of `RunConfig`, but provided "
             f"{type(config).__name__}.")
+
+
+def resolve_config(config, model_dir):
+    """RunConfig with model_dir settled (argument, config, or a new temporary folder).
+
+    `model_dir=''` means no model_dir, as in the original.
+    """
+    _check_config_type(config)
+    if config is None:
+        logging.info("Using default config.")
+        config = RunConfig()
+    if model_dir is not None and not os.fspath(model_dir):
+        model_dir = None
     if model_dir is not None:
         model_dir = os.fspath(model_dir)
         if config.model_dir is not None and config.model_dir != model_dir:
