@@ -38,6 +38,9 @@ def _check_positive(name, value):
         raise ValueError(f"Must specify {name} > 0, given: {value}")
 
 
+_HOOKS_LEAD = "Hooks must be a SessionRunHook"
+
+
 class Estimator:
     """Trains, evaluates, predicts with and exports the model a `model_fn` builds.
 
@@ -115,6 +118,10 @@ class Estimator:
                 "Train has been called wrong configuration. Please use train_and_evaluate, "
                 "which calls the proper API for the task. Current configuration: task_type="
                 f"{self._config.task_type!r}.")
+        hooks = check_hooks(hooks, "hooks", lead=_HOOKS_LEAD)
+        saving_listeners = list(check_hooks(
+            saving_listeners, "saving_listeners", tf.compat.v1.train.CheckpointSaverListener,
+            lead="saving_listeners must be a list of CheckpointSaverListener"))
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         _check_positive("steps", steps)
@@ -122,9 +129,8 @@ class Estimator:
         if max_steps is not None and max_steps <= checkpoints.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        loss = train_model(self._model, input_fn, hooks=check_hooks(hooks, "hooks"),
-                           steps=steps, max_steps=max_steps,
-                           saving_listeners=list(saving_listeners or []))
+        loss = train_model(self._model, input_fn, hooks=hooks, steps=steps,
+                           max_steps=max_steps, saving_listeners=saving_listeners)
         logging.info("Loss for final step: %s.", loss)
         return self
 
@@ -135,7 +141,7 @@ class Estimator:
                  name: Optional[str] = None) -> dict:
         """Evaluates a checkpoint (the newest by default); returns the metrics dict."""
         _check_positive("steps", steps)
-        hooks = list(check_hooks(hooks, "hooks"))
+        hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
@@ -174,9 +180,10 @@ class Estimator:
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
+                quoted = f'"{reserved}"' if reserved == "loss" else f"`{reserved}`"  # as the original
                 raise ValueError(
-                    f'Metric with name "{reserved}" is not allowed, because Estimator '
-                    "already defines a default metric with the same name.")
+                    f"Metric with name {quoted} is not allowed, because Estimator already "
+                    "defines a default metric with the same name.")
         metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
         return spec._replace(eval_metric_ops=metrics)
 
@@ -185,7 +192,7 @@ class Estimator:
     def predict(self, input_fn: Callable, predict_keys=None, hooks: Optional[Iterable] = None,
                 checkpoint_path: Optional[str] = None, yield_single_examples: bool = True):
         """Yields predictions for every example (or batch) the input_fn gives."""
-        hooks = list(check_hooks(hooks, "hooks"))
+        hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
