@@ -214,3 +214,27 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             raise ValueError("mode of EstimatorSpec cannot be changed.")
         new_fields = dict(self._asdict(), **kwds)
         return EstimatorSpec(**new_fields)
+
+
+def call_logit_fn(logit_fn: Callable, features, mode, params, config):
+    """Calls `logit_fn(features, [mode], [params], [config])`, passing the arguments it names.
+
+    `tf.estimator.experimental.call_logit_fn`: a helper for model_fns built from a
+    logit function.
+
+    Returns:
+        The logits: a Tensor, or a dict of string -> Tensor.
+
+    Raises:
+        ValueError: If the logit_fn returns anything else.
+    """
+    args = set(function_utils.fn_args(logit_fn))
+    kwargs = {name: value for name, value in
+              (("mode", mode), ("params", params), ("config", config)) if name in args}
+    logits = logit_fn(features=features, **kwargs)
+    valid_dict = isinstance(logits, dict) and all(
+        isinstance(k, str) and isinstance(v, tf.Tensor) for k, v in logits.items())
+    if not (valid_dict or isinstance(logits, tf.Tensor)):
+        raise ValueError("logit_fn should return a Tensor or a dictionary mapping strings to "
+                         f"Tensors. logit_fn returned: {logits!r}")
+    return logits
