@@ -60,8 +60,6 @@ class BuildRawSupervisedInputReceiverFnTest(tf.test.TestCase):
             {el.ModeKeys.TRAIN: receiver_fn, el.ModeKeys.EVAL: receiver_fn})
         self.assertTrue(tf.io.gfile.exists(
             os.path.join(tf.compat.as_str(export_dir), "saved_model.pb")))
-        self.assertIs(tf.estimator.experimental.build_raw_supervised_input_receiver_fn,
-                      experimental.build_raw_supervised_input_receiver_fn)
 
     def test_overlapping_keys_are_refused(self):
         with self.assertRaisesRegex(ValueError, "distinct keys"):
