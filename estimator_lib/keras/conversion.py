@@ -140,12 +140,12 @@ def _estimator_metrics(model, metric_names_map):
     return {metric_names_map[name]: metric for name, metric in metrics.items()}
 
 
-def _object_based_saver(model):
+def _object_based_saver(model, *, sharded: bool = True):
     """A Saver writing TF2 object-based keys (checkpoint_format='checkpoint')."""
     model._track_trackable(tf.compat.v1.train.get_global_step(), "estimator_global_step",
                            overwrite=True)
     view = graph_view.ObjectGraphView(model)
-    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=True)
+    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=sharded)
 
 
 @tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
@@ -249,7 +249,10 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         # The initialisers assign the Keras weights: feed them in place of the clone's
         # initial values (one run, no assign ops or placeholders).
         feed = {variable.initial_value: value for variable, value in zip(model.weights, weights)}
-        saver = _object_based_saver(model) if save_object_ckpt else tf.compat.v1.train.Saver()
+        # One data file, keras_model.ckpt.data-00000-of-00001, as the original's
+        # save_weights / Saver wrote (a sharded Saver writes one file per device string).
+        saver = (_object_based_saver(model, sharded=False) if save_object_ckpt
+                 else tf.compat.v1.train.Saver(sharded=False))
         tf.io.gfile.makedirs(keras_dir)
         with tf.compat.v1.Session(config=config.session_config) as session:
             session.run(init_op, feed_dict=feed)
