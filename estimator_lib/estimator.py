@@ -7,6 +7,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.checkpoint import graph_view
 
 from estimator_lib import evaluation
 from estimator_lib import predictions as predictions_lib
@@ -259,6 +260,12 @@ class Estimator:
                                        mode, self._config)
             signatures = saved_model.signature_defs(mode, spec, receiver)
             saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+            if isinstance(saver, (tf.compat.v1.train.Checkpoint, tf.train.Checkpoint)):
+                # An object-based Checkpoint as the Scaffold's saver: a Saver of its
+                # objects restores and is written into the SavedModel, as the original.
+                saver = tf.compat.v1.train.Saver(
+                    var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
+                    sharded=True)
             checkpoints.require_readable(checkpoint_path)
             if spec.scaffold.saver is None:
                 checkpoints.check_compatible(checkpoint_path)
