@@ -52,8 +52,8 @@ def _check_positive(name: str, value, *, allow_none: bool = False,
 def _as_sorted_dict(value, argument: str) -> "collections.OrderedDict[str, np.ndarray]":
     """A dict argument as an OrderedDict of arrays, keys sorted as the original."""
     if not value:
-        raise ValueError(
-            f"{argument} cannot be an empty dict; pass None or a dict of arrays.")
+        raise ValueError("x cannot be an empty dict." if argument == "x" else
+                         f"{argument} cannot be empty dict, use None instead.")
     return collections.OrderedDict(
         (key, np.asarray(value[key])) for key in sorted(value))
 

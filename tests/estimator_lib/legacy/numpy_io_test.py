@@ -86,7 +86,7 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
     @parameterized.named_parameters(
         ("empty_dict", dict(x={}), "x cannot be an empty dict"),
         ("empty_array", dict(x=np.array([])), "x cannot be an empty array"),
-        ("empty_y", dict(x={"a": np.arange(2)}, y={}), "y cannot be an empty dict"),
+        ("empty_y", dict(x={"a": np.arange(2)}, y={}), "y cannot be empty dict, use None"),
         ("duplicate_keys", dict(x={"a": np.arange(2)}, y={"a": np.arange(2)}),
          r"duplicate keys are found in both x and y: \['a'\]"),
         ("lengths", dict(x={"a": np.arange(2)}, y=np.arange(3)),
