@@ -75,6 +75,13 @@ class Estimator:
     # Read-only properties, as the original.
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
+
+    def __getattr__(self, name):
+        # Only for names not found: the v1 method's name gets the original's hint.
+        if name == "export_savedmodel":
+            raise AttributeError("`Estimator.export_savedmodel` has been deprecated. Please "
+                                 "use `export_saved_model` instead.")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
     @property
