@@ -141,6 +141,17 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
         est.train(input_fn, steps=2)
         self.assertEqual(est.get_variable_value("global_step"), 2)
 
+    def test_paths_that_consume_datasets_get_the_dataset(self):
+        # A strategy's per-replica input and the in-graph loop take Datasets only.
+        x, y = testing.separable_data(64)
+        for options in (dict(train_distribute=tf.distribute.MirroredStrategy(
+                ["CPU:0", "CPU:1"])), dict(steps_per_run=2)):
+            est = el.Estimator(testing.linear_model_fn, config=el.RunConfig(
+                model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()), **options))
+            est.train(numpy_io.numpy_input_fn({"x": x}, y, batch_size=8, num_epochs=None,
+                                              shuffle=True), steps=4)
+            self.assertEqual(est.get_variable_value("global_step"), 4)
+
     def test_trains_and_evaluates_an_estimator(self):
         x, y = testing.separable_data(64)
         est = el.Estimator(testing.linear_model_fn,
