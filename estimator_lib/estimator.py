@@ -188,7 +188,8 @@ class Estimator:
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
-                quoted = f'"{reserved}"' if reserved == "loss" else f"`{reserved}`"  # as the original
+                # The original's quoting: "loss", `global_step`.
+                quoted = f'"{reserved}"' if reserved == "loss" else f"`{reserved}`"
                 raise ValueError(
                     f"Metric with name {quoted} is not allowed, because Estimator already "
                     "defines a default metric with the same name.")

@@ -105,8 +105,9 @@ def large_arrays_fed():
     feeds = FedArrays(tf.compat.v1.get_default_graph())
     previous = getattr(_feeding, "feeds", None)
     _feeding.feeds = feeds
-    original = constant_op._constant_impl  # pylint: disable=protected-access
-    original_one_shot = dataset_ops.DatasetV1._make_one_shot_iterator  # pylint: disable=protected-access
+    # pylint: disable=protected-access
+    original = constant_op._constant_impl
+    original_one_shot = dataset_ops.DatasetV1._make_one_shot_iterator
     if previous is None:
         def patched(value, dtype, shape, name, verify_shape, allow_broadcast):
             return _constant_or_placeholder(original, value, dtype, shape, name,
@@ -114,15 +115,16 @@ def large_arrays_fed():
 
         def one_shot(dataset):
             return _one_shot_or_initializable(original_one_shot, dataset)
-        constant_op._constant_impl = patched  # pylint: disable=protected-access
-        dataset_ops.DatasetV1._make_one_shot_iterator = one_shot  # pylint: disable=protected-access
+        constant_op._constant_impl = patched
+        dataset_ops.DatasetV1._make_one_shot_iterator = one_shot
     try:
         yield feeds
     finally:
         _feeding.feeds = previous
         if previous is None:
-            constant_op._constant_impl = original  # pylint: disable=protected-access
-            dataset_ops.DatasetV1._make_one_shot_iterator = original_one_shot  # pylint: disable=protected-access
+            constant_op._constant_impl = original
+            dataset_ops.DatasetV1._make_one_shot_iterator = original_one_shot
+    # pylint: enable=protected-access
 
 
 # ------------------------------------------------- 2. sessions closed in background

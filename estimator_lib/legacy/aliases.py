@@ -206,6 +206,7 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
                                         "BestExporter"))
     inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
+    supervised = _names(experimental, ("build_raw_supervised_input_receiver_fn",))
     prefix = "python.estimator."
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),
@@ -223,12 +224,8 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
                                                "train_and_evaluate")),
         prefix + "exporter": exporter_names,
         prefix + "export": dict(vars(v1_api.export)),
-        prefix + "export.export": dict(
-            _names(export, _EXPORT[:4]),
-            build_raw_supervised_input_receiver_fn=experimental.build_raw_supervised_input_receiver_fn),
-        prefix + "export.export_lib": dict(
-            _names(export, _EXPORT),
-            build_raw_supervised_input_receiver_fn=experimental.build_raw_supervised_input_receiver_fn),
+        prefix + "export.export": dict(_names(export, _EXPORT[:4]), **supervised),
+        prefix + "export.export_lib": dict(_names(export, _EXPORT), **supervised),
         prefix + "export.export_output": _names(export, _EXPORT[4:]),
         prefix + "hooks": dict(session_run_hook, **basic_hooks),
         prefix + "hooks.session_run_hook": session_run_hook,
