@@ -117,6 +117,8 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
             session.run([features, labels])
             with self.assertRaises(tf.errors.OutOfRangeError):
                 session.run([features, labels])
+            # No queue, so no queue-fullness summary (the original's queues added one).
+            self.assertEmpty(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
         self.assertAllEqual(first[0]["b"], [32, 33])
         self.assertAllEqual(first[1], [-32, -31])
 
