@@ -7,6 +7,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.checkpoint import graph_view
 
 from estimator_lib import evaluation
 from estimator_lib import predictions as predictions_lib
@@ -38,6 +39,9 @@ def _check_positive(name, value):
         raise ValueError(f"Must specify {name} > 0, given: {value}")
 
 
+_HOOKS_LEAD = "Hooks must be a SessionRunHook"
+
+
 class Estimator:
     """Trains, evaluates, predicts with and exports the model a `model_fn` builds.
 
@@ -49,6 +53,7 @@ class Estimator:
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
                  warm_start_from=None):
         _assert_members_are_not_overridden(type(self))
+        _check_config_type(config)  # first, as the original
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
@@ -70,6 +75,13 @@ class Estimator:
     # Read-only properties, as the original.
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
+
+    def __getattr__(self, name):
+        # Only for names not found: the v1 method's name gets the original's hint.
+        if name == "export_savedmodel":
+            raise AttributeError("`Estimator.export_savedmodel` has been deprecated. Please "
+                                 "use `export_saved_model` instead.")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
     @property
@@ -114,6 +126,10 @@ class Estimator:
                 "Train has been called wrong configuration. Please use train_and_evaluate, "
                 "which calls the proper API for the task. Current configuration: task_type="
                 f"{self._config.task_type!r}.")
+        hooks = check_hooks(hooks, "hooks", lead=_HOOKS_LEAD)
+        saving_listeners = list(check_hooks(
+            saving_listeners, "saving_listeners", tf.compat.v1.train.CheckpointSaverListener,
+            lead="saving_listeners must be a list of CheckpointSaverListener"))
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         _check_positive("steps", steps)
@@ -121,9 +137,8 @@ class Estimator:
         if max_steps is not None and max_steps <= checkpoints.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        loss = train_model(self._model, input_fn, hooks=check_hooks(hooks, "hooks"),
-                           steps=steps, max_steps=max_steps,
-                           saving_listeners=list(saving_listeners or []))
+        loss = train_model(self._model, input_fn, hooks=hooks, steps=steps,
+                           max_steps=max_steps, saving_listeners=saving_listeners)
         logging.info("Loss for final step: %s.", loss)
         return self
 
@@ -134,7 +149,7 @@ class Estimator:
                  name: Optional[str] = None) -> dict:
         """Evaluates a checkpoint (the newest by default); returns the metrics dict."""
         _check_positive("steps", steps)
-        hooks = list(check_hooks(hooks, "hooks"))
+        hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
@@ -173,9 +188,11 @@ class Estimator:
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
+                # The original's quoting: "loss", `global_step`.
+                quoted = f'"{reserved}"' if reserved == "loss" else f"`{reserved}`"
                 raise ValueError(
-                    f'Metric with name "{reserved}" is not allowed, because Estimator '
-                    "already defines a default metric with the same name.")
+                    f"Metric with name {quoted} is not allowed, because Estimator already "
+                    "defines a default metric with the same name.")
         metrics["loss"] = tf.compat.v1.metrics.mean(spec.loss)
         return spec._replace(eval_metric_ops=metrics)
 
@@ -184,7 +201,7 @@ class Estimator:
     def predict(self, input_fn: Callable, predict_keys=None, hooks: Optional[Iterable] = None,
                 checkpoint_path: Optional[str] = None, yield_single_examples: bool = True):
         """Yields predictions for every example (or batch) the input_fn gives."""
-        hooks = list(check_hooks(hooks, "hooks"))
+        hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
@@ -251,6 +268,12 @@ class Estimator:
                                        mode, self._config)
             signatures = saved_model.signature_defs(mode, spec, receiver)
             saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
+            if isinstance(saver, (tf.compat.v1.train.Checkpoint, tf.train.Checkpoint)):
+                # An object-based Checkpoint as the Scaffold's saver: a Saver of its
+                # objects restores and is written into the SavedModel, as the original.
+                saver = tf.compat.v1.train.Saver(
+                    var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
+                    sharded=True)
             checkpoints.require_readable(checkpoint_path)
             if spec.scaffold.saver is None:
                 checkpoints.check_compatible(checkpoint_path)
@@ -278,15 +301,24 @@ class Estimator:
         return self._model.call_model_fn(features, labels, mode, config)
 
 
-def resolve_config(config, model_dir):
-    """RunConfig with model_dir settled (argument, config, or a new temporary folder)."""
-    if config is None:
-        logging.info("Using default config.")
-        config = RunConfig()
-    elif not isinstance(config, RunConfig):
+def _check_config_type(config):
+    if config is not None and not isinstance(config, RunConfig):
         raise ValueError(
             "config must be an instance of `RunConfig`, but provided "
             f"{type(config).__name__}.")
+
+
+def resolve_config(config, model_dir):
+    """RunConfig with model_dir settled (argument, config, or a new temporary folder).
+
+    `model_dir=''` means no model_dir, as in the original.
+    """
+    _check_config_type(config)
+    if config is None:
+        logging.info("Using default config.")
+        config = RunConfig()
+    if model_dir is not None and not os.fspath(model_dir):
+        model_dir = None
     if model_dir is not None:
         model_dir = os.fspath(model_dir)
         if config.model_dir is not None and config.model_dir != model_dir:

@@ -6,6 +6,7 @@ from typing import Dict, Optional
 
 import numpy as np
 import tensorflow as tf
+from google.protobuf import message
 
 from estimator_lib.training import session as session_lib
 
@@ -72,9 +73,23 @@ def write_dict_to_summary(output_dir: str, results: dict, global_step: int) -> N
         elif isinstance(value, (np.integer, int, np.bool_, bool)):
             summary.value.add(tag=key, simple_value=float(value))
         elif isinstance(value, bytes):
-            summary.value.add(tag=key, tensor=tf.make_tensor_proto(value))
-        elif isinstance(value, np.ndarray) and value.size == 1:
-            summary.value.add(tag=key, simple_value=float(value.reshape(())))
+            # A serialized Summary (a metric made by a summary op): its values, each
+            # tagged `<key>/<i>`, as the original.
+            try:
+                parsed = tf.compat.v1.Summary.FromString(value)
+            except message.DecodeError:
+                logging.warning("Skipping summary for %s, cannot parse string to Summary.", key)
+                continue
+            for i, parsed_value in enumerate(parsed.value):
+                parsed_value.tag = f"{key}/{i}"
+            summary.value.extend(parsed.value)
+        elif isinstance(value, np.ndarray) and value.ndim == 0:
+            summary.value.add(tag=key, simple_value=float(value))
+        elif isinstance(value, np.ndarray):
+            # A non-scalar metric: a tensor summary (TensorBoard shows it with a plugin).
+            summary.value.add(tag=key, node_name=key, tensor=tf.make_tensor_proto(value))
+            logging.info("Summary for np.ndarray is not visible in Tensorboard by default. "
+                         "Consider using a Tensorboard plugin for visualization.")
         else:
             logging.warning("Skipping summary for %s, must be a float, np.float32, np.int64, "
                             "np.int32 or int or a serialized string of Summary.", key)

@@ -5,6 +5,8 @@ Large numpy arrays that an input_fn turns into constants become placeholders
 when the iterator is initialised.
 """
 
+import contextlib
+import threading
 from typing import Callable, Dict, List, Tuple
 
 import tensorflow as tf
@@ -30,6 +32,28 @@ class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
     def after_create_session(self, session, coord):
         del coord
         session.run(self._init_ops, feed_dict=self._feeds or None)
+
+
+_wanted = threading.local()
+
+
+@contextlib.contextmanager
+def datasets_wanted():
+    """Within it, input_fns that can return a Dataset or tensors return the Dataset.
+
+    The Estimator enters it where it consumes Datasets only (a strategy's per-replica
+    input, the in-graph loop); numpy_input_fn reads it through `dataset_wanted()`.
+    """
+    previous = getattr(_wanted, "value", False)
+    _wanted.value = True
+    try:
+        yield
+    finally:
+        _wanted.value = previous
+
+
+def dataset_wanted() -> bool:
+    return getattr(_wanted, "value", False)
 
 
 def call_input_fn(input_fn: Callable, mode: str, *, params, config, input_context=None):
@@ -59,7 +83,9 @@ def parse_input_fn_result(result, feeds=None
     """Splits an input_fn's result into (features, labels, hooks).
 
     A Dataset becomes an initializable iterator whose initializer runs in a hook
-    (fed with `feeds`, the large arrays the input_fn captured).
+    (fed with `feeds`, the large arrays the input_fn captured). Tensors: the
+    initializers of the iterators they come from (`feeds.initializers`) run in a
+    hook too, and the arrays are fed on every run only if the tensors read them.
     """
     hooks = []
     if is_dataset(result):
@@ -67,10 +93,42 @@ def parse_input_fn_result(result, feeds=None
         hooks.append(InputInitializerHook(lambda: iterator.initializer, feeds or {}))
         result = iterator.get_next()
     elif feeds:
-        # Plain tensors made from large arrays: feed them on every run.
-        hooks.append(tf.compat.v1.train.FeedFnHook(lambda: feeds))
+        initializers = list(getattr(feeds, "initializers", ()))
+        if initializers:
+            hooks.append(InputInitializerHook(lambda: initializers, feeds))
+        if _reads_any(result, set(feeds)):
+            # Plain tensors made from large arrays: feed them on every run.
+            hooks.append(tf.compat.v1.train.FeedFnHook(lambda: feeds))
     features, labels = split_features_and_labels(result)
     return features, labels, hooks
+
+
+def _reads_any(result, placeholders) -> bool:
+    """Whether any tensor of `result` depends on one of `placeholders` in the graph."""
+    targets = {placeholder.op for placeholder in placeholders}
+    pending = [t.op for t in tf.nest.flatten(result, expand_composites=True)
+               if isinstance(t, tf.Tensor)]
+    seen = set()
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op in targets:
+            return True
+        pending.extend(t.op for t in op.inputs)
+        pending.extend(op.control_inputs)
+    return False
+
+
+def reads_a_dataset_or_queue(result) -> bool:
+    """As the original's predict check: a Dataset's get_next at the top, or queue runners."""
+    if is_dataset(result):
+        return True
+    if any(isinstance(t, tf.Tensor) and t.op.type == "IteratorGetNext"
+           for t in tf.nest.flatten(result)):
+        return True
+    return bool(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS))
 
 
 def split_features_and_labels(result):

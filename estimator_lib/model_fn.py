@@ -17,7 +17,13 @@ _MODEL_FN_ARGS = frozenset(["features", "labels", "mode", "params", "self", "con
 
 
 def canonical_mode(mode: str) -> str:
-    """Returns the ModeKeys constant equal to `mode` (so `is` comparisons work)."""
+    """Returns the ModeKeys constant equal to `mode` (so `is` comparisons work).
+
+    None is kept, as the original kept it (a model_fn without a `mode` argument may
+    return `EstimatorSpec(mode=None, ...)`; the Estimator then uses its own mode).
+    """
+    if mode is None:
+        return None
     for valid in _VALID_MODES:
         if mode == valid:
             return valid
@@ -36,7 +42,7 @@ def verify_model_fn_args(model_fn: Callable, params) -> None:
         raise ValueError(f"model_fn ({model_fn}) must include `features` argument.")
     if params is not None and "params" not in args:
         raise ValueError(
-            f"model_fn ({model_fn}) does not include `params` argument, but params "
+            f"model_fn ({model_fn}) does not include params argument, but params "
             f"({params}) is passed to Estimator.")
     if params is None and "params" in args:
         tf.compat.v1.logging.warning(
@@ -54,7 +60,8 @@ def _as_tensor_or_op(value, name):
         return value.op
     if isinstance(value, (tf.Tensor, tf.Operation)):
         return value
-    raise TypeError(f"`{name}` must be a Tensor or Operation. Received: {type(value).__name__}.")
+    raise TypeError(f"{name} must be Operation or Tensor, given: {value!r} "
+                    f"({type(value).__name__}).")
 
 
 def _check_graph(value, name):
@@ -67,8 +74,9 @@ def _check_graph(value, name):
 
 
 def _check_tensor(value, name):
-    if not isinstance(value, (tf.Tensor, tf.SparseTensor)):
-        raise TypeError(f"`{name}` must be a Tensor. Received: {type(value).__name__}.")
+    # A dense Tensor, as the original (a SparseTensor cannot be a loss or a prediction).
+    if not isinstance(value, tf.Tensor):
+        raise TypeError(f"{name} must be Tensor, given: {value!r} ({type(value).__name__}).")
     _check_graph(value, name)
 
 
@@ -81,9 +89,11 @@ def _check_loss(loss, mode):
         loss = loss.value()
     _check_tensor(loss, "loss")
     shape = loss.shape
-    if shape.rank is not None and not (shape.rank == 0 or shape.as_list() == [1]):
+    # As the original: any one-element shape ([1], [1, 1]) or one not fully known
+    # ([None, 1]) is reshaped to a scalar; a known other size is refused.
+    if shape.num_elements() not in (None, 1):
         raise ValueError(f"Loss must be scalar, given: {loss}")
-    if shape.rank != 0:
+    if not shape.is_compatible_with(tf.TensorShape([])):
         loss = tf.reshape(loss, [])
     return loss
 
@@ -95,7 +105,7 @@ def _check_predictions(predictions, mode):
         return {}
     if isinstance(predictions, dict):
         for key, value in predictions.items():
-            _check_tensor(value, f"predictions[{key!r}]")
+            _check_tensor(value, f"predictions[{key}]")
         return predictions
     _check_tensor(predictions, "predictions")
     return predictions
@@ -116,6 +126,8 @@ def _metric_value_and_update(metric, name):
             raise ValueError(
                 f'Please call update_state(...) on the "{name}" metric inside model_fn: it '
                 "has no update ops in this graph.")
+        for update in updates:
+            _check_graph(update, f"eval_metric_ops[{name!r}]")
         # Keras metric variables belong to no collection; as local variables they are
         # initialised by the local init op, also when a checkpoint is restored.
         graph = tf.compat.v1.get_default_graph()
@@ -131,14 +143,17 @@ def _metric_value_and_update(metric, name):
         f"Metric objects. Received for {name!r}: {type(metric).__name__}.")
 
 
-def check_hooks(hooks, argument: str, kind=tf.compat.v1.train.SessionRunHook) -> tuple:
-    """Returns `hooks` as a tuple; a TypeError names any item that is not a `kind`."""
+def check_hooks(hooks, argument: str, kind=tf.compat.v1.train.SessionRunHook,
+                lead: str = "All hooks must be SessionRunHook instances") -> tuple:
+    """Returns `hooks` as a tuple; a TypeError names any item that is not a `kind`.
+
+    `lead` starts the message (the original's wording where it is called).
+    """
     hooks = tuple(hooks or ())
     for hook in hooks:
         if not isinstance(hook, kind):
             raise TypeError(
-                f"All items of `{argument}` must be {kind.__name__} instances. "
-                f"Received: {hook!r} ({type(hook).__name__}).")
+                f"{lead}, given: {hook!r} ({type(hook).__name__}) in `{argument}`.")
     return hooks
 
 
@@ -170,7 +185,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             eval_metric_ops = {}
         if not isinstance(eval_metric_ops, dict):
             raise TypeError(
-                f"`eval_metric_ops` must be a dict. Received: {type(eval_metric_ops).__name__}.")
+                f"eval_metric_ops must be a dict, given: {eval_metric_ops!r} "
+                f"({type(eval_metric_ops).__name__}).")
         eval_metric_ops = {
             name: _metric_value_and_update(metric, name)
             for name, metric in eval_metric_ops.items()}
@@ -181,8 +197,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
         scaffold = scaffold or tf.compat.v1.train.Scaffold()
         if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
             raise TypeError(
-                f"`scaffold` must be a tf.compat.v1.train.Scaffold. "
-                f"Received: {type(scaffold).__name__}.")
+                f"scaffold must be tf.train.Scaffold. Given: {scaffold!r} "
+                f"({type(scaffold).__name__}).")
 
         return super().__new__(
             cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
@@ -198,3 +214,27 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             raise ValueError("mode of EstimatorSpec cannot be changed.")
         new_fields = dict(self._asdict(), **kwds)
         return EstimatorSpec(**new_fields)
+
+
+def call_logit_fn(logit_fn: Callable, features, mode, params, config):
+    """Calls `logit_fn(features, [mode], [params], [config])`, passing the arguments it names.
+
+    `tf.estimator.experimental.call_logit_fn`: a helper for model_fns built from a
+    logit function.
+
+    Returns:
+        The logits: a Tensor, or a dict of string -> Tensor.
+
+    Raises:
+        ValueError: If the logit_fn returns anything else.
+    """
+    args = set(function_utils.fn_args(logit_fn))
+    kwargs = {name: value for name, value in
+              (("mode", mode), ("params", params), ("config", config)) if name in args}
+    logits = logit_fn(features=features, **kwargs)
+    valid_dict = isinstance(logits, dict) and all(
+        isinstance(k, str) and isinstance(v, tf.Tensor) for k, v in logits.items())
+    if not (valid_dict or isinstance(logits, tf.Tensor)):
+        raise ValueError("logit_fn should return a Tensor or a dictionary mapping strings to "
+                         f"Tensors. logit_fn returned: {logits!r}")
+    return logits

@@ -90,7 +90,7 @@ class ModelGraph:
         """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
         with tf_patches.large_arrays_fed() as feeds:
             result = self.call_input_fn(input_fn, mode)
-        if mode == ModeKeys.PREDICT and not inputs.is_dataset(result):
+        if mode == ModeKeys.PREDICT and not inputs.reads_a_dataset_or_queue(result):
             logging.warning("Input graph does not use tf.data.Dataset or contain a "
                             "QueueRunner. That means predict yields forever. This is "
                             "probably a mistake.")
@@ -101,7 +101,7 @@ class ModelGraph:
 
         As the original: the input_fn batches per replica and is not split.
         """
-        with tf_patches.large_arrays_fed() as feeds:
+        with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted():
             iterator = strategy.make_input_fn_iterator(
                 lambda input_context: self.call_input_fn(input_fn, mode,
                                                          input_context=input_context))

@@ -1,5 +1,6 @@
 """RunConfig: where and how an Estimator runs, and TF_CONFIG parsing."""
 
+import copy
 import dataclasses
 import json
 import numbers
@@ -83,10 +84,14 @@ def _local_settings(tf_config) -> _ClusterSettings:
     task = tf_config.get("task", {}) or {}
     task_type = task.get("type", TaskType.WORKER)
     task_id = int(task.get("index", 0))
-    if task_type != TaskType.WORKER or task_id != 0:
+    if task_type != TaskType.WORKER:
         raise ValueError(
-            "Without a `cluster` in TF_CONFIG the task must be worker 0 (a local run). "
-            f"Received: task type={task_type!r}, index={task_id}.")
+            'If "cluster" is not set in TF_CONFIG, task type must be WORKER (a local run '
+            f"is worker 0). Received: task type={task_type!r}.")
+    if task_id != 0:
+        raise ValueError(
+            'If "cluster" is not set in TF_CONFIG, task index must be 0 (a local run is '
+            f"worker 0). Received: index={task_id}.")
     return _ClusterSettings(
         cluster_spec=tf.train.ClusterSpec({}), task_type=task_type, task_id=task_id,
         is_chief=True, master=tf_config.get("session_master", ""),
@@ -94,20 +99,24 @@ def _local_settings(tf_config) -> _ClusterSettings:
         num_worker_replicas=1, global_id_in_cluster=0, service=tf_config.get("service"))
 
 
-def _task_from(cluster_spec, task):
+def _task_from(cluster_spec, task, chief_type):
+    # In the original's order: the chief count, then the task. Task types other than the
+    # known ones are accepted as workers of their own job, as the original did.
+    if chief_type not in cluster_spec.jobs:
+        raise ValueError(
+            f'If "cluster" is set in TF_CONFIG, it must have one "{chief_type}" node. '
+            f"Received cluster jobs: {sorted(cluster_spec.jobs)}.")
+    if len(cluster_spec.job_tasks(chief_type)) > 1:
+        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" node.')
     task_type = task.get("type")
     task_id = task.get("index")
     if not task_type:
         raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
-    if task_type not in _KNOWN_TASK_TYPES:
-        raise ValueError(
-            f"TF_CONFIG names an unknown task type {task_type!r}. Known task types: "
-            f"{list(_KNOWN_TASK_TYPES)}.")
     if task_id is None:
         raise ValueError('If "cluster" is set in TF_CONFIG, task index must be set.')
     task_id = int(task_id)
     if task_id < 0:
-        raise ValueError(f"Task index must be non-negative. Received: index={task_id}.")
+        raise ValueError(f"Task index must be non-negative number. Received: index={task_id}.")
     if task_type == TaskType.EVALUATOR:
         return task_type, task_id
     if task_type not in cluster_spec.jobs:
@@ -139,21 +148,29 @@ def _global_id(cluster_spec, task_type, task_id, chief_type):
 def _cluster_settings(tf_config) -> _ClusterSettings:
     cluster = tf_config.get("cluster") or {}
     task = tf_config.get("task", {}) or {}
+    service = tf_config.get("service")
+    if service is not None and not isinstance(service, dict):
+        raise TypeError(f'If "service" is set in TF_CONFIG, it must be a dict. Given {service!r}')
     if not cluster:
         if task.get("type") == TaskType.EVALUATOR:
             pass
         else:
             return _local_settings(tf_config)
     cluster_spec = tf.train.ClusterSpec(cluster)
-    unknown = sorted(set(cluster_spec.jobs) - set(_KNOWN_TASK_TYPES))
-    if unknown:
+    jobs = cluster_spec.jobs
+    if TaskType.MASTER in jobs and TaskType.CHIEF in jobs:
+        raise ValueError("If `master` node exists in `cluster`, job `chief` is not supported "
+                         "(name a `chief` or a legacy `master`, not both).")
+    chief_type = TaskType.MASTER if TaskType.MASTER in jobs else TaskType.CHIEF
+    if cluster_spec.jobs or task.get("type") != TaskType.EVALUATOR:
+        task_type, task_id = _task_from(cluster_spec, task, chief_type)
+    else:
+        task_type, task_id = _task_from(tf.train.ClusterSpec({chief_type: ["unused:0"]}),
+                                        task, chief_type)
+    if task_type == TaskType.EVALUATOR and chief_type == TaskType.MASTER:
         raise ValueError(
-            f"TF_CONFIG's cluster names unknown task types {unknown}. Known task types: "
-            f"{[t for t in _KNOWN_TASK_TYPES if t != TaskType.EVALUATOR]}.")
-    task_type, task_id = _task_from(cluster_spec, task)
-    service = tf_config.get("service")
-    if service is not None and not isinstance(service, dict):
-        raise TypeError(f'If "service" is set in TF_CONFIG, it must be a dict. Given {service!r}')
+            "If `master` node exists in `cluster`, task_type `evaluator` is not supported. "
+            "Name the chief `chief` to run an evaluator task.")
     if task_type == TaskType.EVALUATOR:
         # The evaluator is not part of the training cluster.
         return _ClusterSettings(
@@ -161,19 +178,6 @@ def _cluster_settings(tf_config) -> _ClusterSettings:
             is_chief=False, master="", evaluation_master=tf_config.get("eval_session_master", ""),
             num_ps_replicas=0, num_worker_replicas=0, global_id_in_cluster=None, service=service)
 
-    jobs = cluster_spec.jobs
-    if TaskType.CHIEF in jobs and TaskType.MASTER in jobs:
-        raise ValueError("TF_CONFIG's cluster may name a `chief` or a legacy `master`, not both.")
-    if TaskType.CHIEF in jobs:
-        chief_type = TaskType.CHIEF
-    elif TaskType.MASTER in jobs:
-        chief_type = TaskType.MASTER
-    else:
-        raise ValueError(
-            f'If "cluster" is set in TF_CONFIG, it must have one "chief" node. Received '
-            f"cluster jobs: {sorted(jobs)}.")
-    if len(cluster_spec.job_tasks(chief_type)) != 1:
-        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" node.')
 
     if "session_master" in tf_config:
         master = tf_config["session_master"]
@@ -192,15 +196,19 @@ def _cluster_settings(tf_config) -> _ClusterSettings:
 
 def _check_non_negative(name, value):
     if value is not None and value < 0:
-        raise ValueError(f"`{name}` should be >= 0. Received: {name}={value}.")
+        raise ValueError(f"{name} should be >= 0. Received: {name}={value}.")
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(eq=False)
 class RunConfig:
     """Specifies the configuration of an Estimator run (fields as tf.estimator.RunConfig).
 
     Cluster fields (`cluster_spec`, `task_type`, `task_id`, `is_chief`, `master`, ...)
     come from the TF_CONFIG environment variable. Change a config with `replace()`.
+
+    As the original's read-only properties: fields and cluster properties cannot be
+    assigned (AttributeError); other attributes can be added, and a subclass may
+    override a field with a property (the value given to `__init__` is then unused).
 
     `steps_per_run` (keyword only) is an estimator_lib extension: `train()` runs that
     many steps per session run, in a bounded in-graph loop (docs/estimator.md,
@@ -227,8 +235,51 @@ class RunConfig:
     _: dataclasses.KW_ONLY
     steps_per_run: int = 1
 
+    def __setattr__(self, name, value):
+        if name in _FIELD_NAMES or isinstance(getattr(type(self), name, None), property):
+            if "_cluster" in self.__dict__:
+                raise AttributeError(
+                    f"RunConfig.{name} cannot be set: RunConfig fields are read-only. Use "
+                    f"`config.replace({name}=...)`.")
+            # The dataclass __init__: write the field itself, past any subclass property.
+            self.__dict__[name] = value
+            return
+        object.__setattr__(self, name, value)
+
     def __post_init__(self):
-        steps, secs = self.save_checkpoints_steps, self.save_checkpoints_secs
+        self._normalise()
+        tf_config = read_tf_config()
+        model_dir = self.__dict__["model_dir"]
+        if "model_dir" in tf_config:
+            if not tf_config["model_dir"]:
+                raise ValueError("model_dir in TF_CONFIG should be non-empty. Received: ''.")
+            if model_dir is not None and model_dir != tf_config["model_dir"]:
+                raise ValueError(
+                    "`model_dir` provided in RunConfig construct, if set, must have the same "
+                    f"value as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+                    f"TF_CONFIG[\"model_dir\"]: {tf_config['model_dir']}.\n")
+            model_dir = tf_config["model_dir"]
+        if model_dir is not None:
+            model_dir = os.fspath(model_dir)
+        self.__dict__["model_dir"] = model_dir
+        self._validate()
+        for strategy in (self.train_distribute, self.eval_distribute):
+            _check_strategy(strategy)
+        self.__dict__["_cluster"] = _cluster_settings(tf_config)
+        for strategy in (self.train_distribute, self.eval_distribute):
+            _check_ps_strategy(strategy, self.num_ps_replicas)
+        if self.session_config is None and self.cluster_spec.as_dict() and (
+                self.train_distribute is None or _is_v1_ps_strategy(self.train_distribute)):
+            # Between-graph training on parameter servers: the original's device filters.
+            self.__dict__["session_config"] = _default_distributed_session_config(
+                self.task_type, self.task_id)
+        if self.train_distribute is not None or self.eval_distribute is not None:
+            tf.compat.v1.logging.info("Initializing RunConfig with distribution strategies.")
+
+    def _normalise(self):
+        """Resolves the checkpoint cadence defaults and `experimental_distribute`."""
+        fields = self.__dict__
+        steps, secs = fields["save_checkpoints_steps"], fields["save_checkpoints_secs"]
         if steps is _USE_DEFAULT and secs is _USE_DEFAULT:
             steps, secs = None, 600
         elif steps is _USE_DEFAULT:
@@ -239,41 +290,18 @@ class RunConfig:
             raise ValueError(
                 "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set. "
                 f"Received: save_checkpoints_steps={steps}, save_checkpoints_secs={secs}.")
-        object.__setattr__(self, "save_checkpoints_steps", steps)
-        object.__setattr__(self, "save_checkpoints_secs", secs)
-
-        if self.experimental_distribute is not None:
-            dist = self.experimental_distribute
-            object.__setattr__(self, "train_distribute",
-                               self.train_distribute or getattr(dist, "train_distribute", None))
-            object.__setattr__(self, "eval_distribute",
-                               self.eval_distribute or getattr(dist, "eval_distribute", None))
-
-        tf_config = read_tf_config()
-        model_dir = self.model_dir
-        if "model_dir" in tf_config:
-            if model_dir is not None and model_dir != tf_config["model_dir"]:
-                raise ValueError(
-                    "`model_dir` provided in RunConfig construct, if set, must have the same "
-                    f"value as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
-                    f"TF_CONFIG[\"model_dir\"]: {tf_config['model_dir']}.\n")
-            model_dir = tf_config["model_dir"]
-        if model_dir is not None:
-            model_dir = os.fspath(model_dir)
-        object.__setattr__(self, "model_dir", model_dir)
-        self._validate()
-        object.__setattr__(self, "_cluster", _cluster_settings(tf_config))
-        for strategy in (self.train_distribute, self.eval_distribute):
-            _check_strategy(strategy, self.num_ps_replicas)
-        if self.session_config is None and self.cluster_spec.as_dict() and (
-                self.train_distribute is None or _is_v1_ps_strategy(self.train_distribute)):
-            object.__setattr__(self, "session_config", _default_distributed_session_config(
-                self.task_type, self.task_id))
-        if self.train_distribute is not None or self.eval_distribute is not None:
-            tf.compat.v1.logging.info("Initializing RunConfig with distribution strategies.")
+        fields["save_checkpoints_steps"] = steps
+        fields["save_checkpoints_secs"] = secs
+        dist = fields["experimental_distribute"]
+        if dist is not None:
+            fields["train_distribute"] = (fields["train_distribute"]
+                                          or getattr(dist, "train_distribute", None))
+            fields["eval_distribute"] = (fields["eval_distribute"]
+                                         or getattr(dist, "eval_distribute", None))
 
     def _validate(self):
-        if self.model_dir is not None and not self.model_dir:
+        model_dir = self.__dict__["model_dir"]
+        if model_dir is not None and not model_dir:
             raise ValueError("model_dir should be non-empty. Received: model_dir=''.")
         for name in ("save_summary_steps", "save_checkpoints_steps", "save_checkpoints_secs",
                      "keep_checkpoint_max"):
@@ -334,7 +362,7 @@ class RunConfig:
         for key in kwargs:
             if key not in _REPLACEABLE:
                 raise ValueError(
-                    f"{key} is not a replaceable RunConfig property. Replaceable properties: "
+                    f"Replacing {key} is not supported. Allowed properties are "
                     f"{list(_REPLACEABLE)}.")
         steps_given = "save_checkpoints_steps" in kwargs
         secs_given = "save_checkpoints_secs" in kwargs
@@ -342,7 +370,18 @@ class RunConfig:
             kwargs["save_checkpoints_secs"] = None
         elif secs_given and not steps_given and kwargs["save_checkpoints_secs"] is not None:
             kwargs["save_checkpoints_steps"] = None
-        return dataclasses.replace(self, **kwargs)
+        # As the original: a copy (of a subclass too) with the fields set and checked;
+        # the cluster read from TF_CONFIG at construction is kept.
+        new = copy.copy(self)
+        new.__dict__.update(kwargs)
+        if "model_dir" in kwargs and kwargs["model_dir"] is not None:
+            new.__dict__["model_dir"] = os.fspath(kwargs["model_dir"])
+        new._normalise()  # pylint: disable=protected-access
+        new._validate()  # pylint: disable=protected-access
+        for strategy in (new.train_distribute, new.eval_distribute):
+            _check_strategy(strategy)
+            _check_ps_strategy(strategy, new.num_ps_replicas)
+        return new
 
     def as_dict(self) -> Dict[str, Any]:
         """Every field and cluster property, for logging."""
@@ -356,6 +395,9 @@ class RunConfig:
 
     def __repr__(self):
         return f"RunConfig({self.as_dict()})"
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(RunConfig))
 
 
 def _default_distributed_session_config(task_type, task_id):
@@ -378,16 +420,18 @@ def _is_v1_ps_strategy(strategy) -> bool:
     return isinstance(strategy, tf.compat.v1.distribute.experimental.ParameterServerStrategy)
 
 
-def _check_strategy(strategy, num_ps_replicas):
-    if strategy is None:
-        return
-    if _is_v1_ps_strategy(strategy):
-        if not num_ps_replicas:
-            raise ValueError(
+def _check_ps_strategy(strategy, num_ps_replicas: int) -> None:
+    """The v1 ParameterServerStrategy runs as no strategy does: it needs `ps` tasks."""
+    if _is_v1_ps_strategy(strategy) and not num_ps_replicas:
+        raise ValueError(
                 "tf.compat.v1.distribute.experimental.ParameterServerStrategy needs `ps` tasks "
                 "in TF_CONFIG's cluster (parameter-server training, docs/multi_worker.md). "
                 "Without them use no strategy, tf.distribute.MirroredStrategy on one machine or "
                 "tf.distribute.MultiWorkerMirroredStrategy across machines.")
+
+
+def _check_strategy(strategy):
+    if strategy is None or _is_v1_ps_strategy(strategy):  # The latter: _check_ps_strategy.
         return
     if isinstance(strategy, tf.distribute.experimental.ParameterServerStrategy) or \
             type(strategy).__name__.startswith("ParameterServerStrategy"):

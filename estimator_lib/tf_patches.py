@@ -8,6 +8,13 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    graph as constants (`Dataset.from_tensor_slices(x)`); 60,000 Fashion-MNIST images
    became 1.4 GB of model_dir and half a minute before the first step. Here arrays of
    `LARGE_ARRAY_BYTES` or more become placeholders fed when the iterator starts.
+   Only in the graph the input_fn is called in (not in a function body built there).
+   A function that captures by value cannot take a placeholder: while the input_fn
+   runs, `DatasetV1._make_one_shot_iterator` is swapped too, and a one-shot
+   iterator over fed arrays (`make_one_shot_iterator(dataset).get_next()`, as
+   cloudml-samples' trainers and numpy_input_fn do) falls back to an initializable
+   one, whose initializer the Estimator runs with the arrays fed
+   (`FedArrays.initializers`).
 2. `close_in_background(session)` — replaces one session's `close` (that instance
    only). Why: closing a session destroys its tf.data iterators, whose destructor
    waits 0-12 s for tf.data's autotune thread. In force for the sessions the
@@ -36,8 +43,6 @@ import json
 import os
 import random
 import threading
-from typing import Dict
-
 import numpy as np
 
 LARGE_ARRAY_BYTES = 1 << 20  # Arrays at least this large are fed rather than frozen.
@@ -47,12 +52,22 @@ LARGE_ARRAY_BYTES = 1 << 20  # Arrays at least this large are fed rather than fr
 _feeding = threading.local()
 
 
+class FedArrays(dict):
+    """{placeholder: array} to feed, and the iterator initializers that need them."""
+
+    def __init__(self, graph=None):
+        super().__init__()
+        self.graph = graph
+        self.initializers = []
+
+
 def _constant_or_placeholder(original, value, dtype, shape, name, verify_shape,
                              allow_broadcast):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     feeds = getattr(_feeding, "feeds", None)
     if (feeds is not None and isinstance(value, np.ndarray) and shape is None
-            and value.nbytes >= LARGE_ARRAY_BYTES and not tf.executing_eagerly()):
+            and value.nbytes >= LARGE_ARRAY_BYTES and not tf.executing_eagerly()
+            and tf.compat.v1.get_default_graph() is feeds.graph):
         array = value if dtype is None else value.astype(tf.as_dtype(dtype).as_numpy_dtype,
                                                          copy=False)
         placeholder = tf.compat.v1.placeholder(tf.as_dtype(array.dtype), array.shape,
@@ -63,28 +78,53 @@ def _constant_or_placeholder(original, value, dtype, shape, name, verify_shape,
                     allow_broadcast=allow_broadcast)
 
 
+def _one_shot_or_initializable(original, dataset):
+    """A one-shot iterator; over fed arrays, an initializable one the Estimator starts."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    feeds = getattr(_feeding, "feeds", None)
+    try:
+        return original(dataset)
+    except ValueError as error:
+        if not feeds or "Cannot capture a placeholder" not in str(error):
+            raise
+    iterator = tf.compat.v1.data.make_initializable_iterator(dataset)
+    feeds.initializers.append(iterator.initializer)
+    return iterator
+
+
 @contextlib.contextmanager
 def large_arrays_fed():
     """Within it, large numpy arrays converted to tensors become fed placeholders.
 
-    Yields the {placeholder: array} dict to feed when initialising the input.
+    Yields a `FedArrays`: the {placeholder: array} dict to feed when initialising the
+    input, and the initializers of one-shot iterators that fell back to initializable.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    from tensorflow.python.data.ops import dataset_ops  # pylint: disable=import-outside-toplevel
     from tensorflow.python.framework import constant_op  # pylint: disable=import-outside-toplevel
-    feeds: Dict = {}
+    feeds = FedArrays(tf.compat.v1.get_default_graph())
     previous = getattr(_feeding, "feeds", None)
     _feeding.feeds = feeds
-    original = constant_op._constant_impl  # pylint: disable=protected-access
+    # pylint: disable=protected-access
+    original = constant_op._constant_impl
+    original_one_shot = dataset_ops.DatasetV1._make_one_shot_iterator
     if previous is None:
         def patched(value, dtype, shape, name, verify_shape, allow_broadcast):
             return _constant_or_placeholder(original, value, dtype, shape, name,
                                             verify_shape, allow_broadcast)
-        constant_op._constant_impl = patched  # pylint: disable=protected-access
+
+        def one_shot(dataset):
+            return _one_shot_or_initializable(original_one_shot, dataset)
+        constant_op._constant_impl = patched
+        dataset_ops.DatasetV1._make_one_shot_iterator = one_shot
     try:
         yield feeds
     finally:
         _feeding.feeds = previous
         if previous is None:
-            constant_op._constant_impl = original  # pylint: disable=protected-access
+            constant_op._constant_impl = original
+            dataset_ops.DatasetV1._make_one_shot_iterator = original_one_shot
+    # pylint: enable=protected-access
 
 
 # ------------------------------------------------- 2. sessions closed in background

@@ -14,6 +14,8 @@ from estimator_lib.run_config import TaskType
 
 logging = tf.compat.v1.logging
 
+_HOOKS_LEAD = "All hooks must be `SessionRunHook` instances"
+
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks",
                                                      "saving_listeners"])):
@@ -27,9 +29,11 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         return super().__new__(
             cls, input_fn=input_fn, max_steps=max_steps,
-            hooks=check_hooks(hooks, "hooks"),
-            saving_listeners=check_hooks(saving_listeners, "saving_listeners",
-                                         tf.compat.v1.train.CheckpointSaverListener))
+            hooks=check_hooks(hooks, "hooks", lead=_HOOKS_LEAD),
+            saving_listeners=check_hooks(
+                saving_listeners, "saving_listeners",
+                tf.compat.v1.train.CheckpointSaverListener,
+                lead="All saving_listeners must be `CheckpointSaverListener` instances"))
 
 
 class EvalSpec(collections.namedtuple("EvalSpec", [
@@ -52,7 +56,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
         return super().__new__(
             cls, input_fn=input_fn, steps=steps, name=name,
-            hooks=check_hooks(hooks, "hooks"),
+            hooks=check_hooks(hooks, "hooks", lead=_HOOKS_LEAD),
             exporters=_validate_exporters(exporters), start_delay_secs=start_delay_secs,
             throttle_secs=throttle_secs)
 
@@ -62,12 +66,18 @@ def _validate_exporters(exporters):
         return ()
     if isinstance(exporters, exporter_lib.Exporter):
         exporters = [exporters]
+    try:
+        exporters = list(exporters)
+    except TypeError:
+        raise TypeError(f"`exporters` must be an Exporter, an iterable of Exporter, or "
+                        f"`None`, found {exporters!r}.") from None
     names = set()
     for exporter in exporters:
         if not isinstance(exporter, exporter_lib.Exporter):
             raise TypeError(f"`exporters` must be an Exporter, an iterable of Exporter, or "
                             f"`None`, found {exporter!r}.")
-        if not exporter.name or not exporter.name.strip():
+        if exporter.name is None or (isinstance(exporter.name, str)
+                                     and not exporter.name.strip()):
             raise ValueError("An Exporter cannot have a name that is `None` or empty.")
         if not isinstance(exporter.name, str):
             raise ValueError(f"An Exporter must have a string name. Given: {exporter.name!r}")
@@ -155,6 +165,10 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     Returns (metrics, export_results) of the last evaluation when run locally;
     None for distributed roles.
     """
+    from estimator_lib.estimator import Estimator  # pylint: disable=import-outside-toplevel
+    if not isinstance(estimator, Estimator):
+        raise TypeError("`estimator` must have type `tf.estimator.Estimator`. Got: "
+                        f"{type(estimator)}")
     if not isinstance(train_spec, TrainSpec):
         raise TypeError(f"`train_spec` must have type `TrainSpec`. Got: {type(train_spec)}")
     if not isinstance(eval_spec, EvalSpec):
@@ -189,7 +203,8 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
 def _run_evaluator(estimator, train_spec, eval_spec):
     """The `evaluator` task: evaluates each new checkpoint until max_steps is reached."""
     if estimator.config.task_id > 0:
-        raise ValueError("Only one evaluator (task index 0) is supported.")
+        raise ValueError("For distributed training, there can only be one `evaluator` task "
+                         f"(with task id 0). Given task id {estimator.config.task_id}.")
     time.sleep(eval_spec.start_delay_secs)
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     while True:

@@ -15,22 +15,43 @@ EvalOutput = _export_output.EvalOutput
 
 SINGLE_FEATURE_DEFAULT_NAME = "feature"
 SINGLE_RECEIVER_DEFAULT_NAME = "input"
+SINGLE_LABEL_DEFAULT_NAME = "label"
 
 _TENSOR_TYPES = (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)
 
 
-def _as_dict(value, default_name: str, argument: str) -> Dict[str, object]:
+def _is_tensor_like(value) -> bool:
+    """A Tensor, SparseTensor or RaggedTensor; or, as the original's carve-out for
+    LabeledTensor, an object with a `.tensor` that converts to a Tensor."""
+    if isinstance(value, _TENSOR_TYPES):
+        return True
+    if hasattr(value, "tensor"):
+        try:
+            tf.convert_to_tensor(value)
+            return True
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
+def _as_dict(value, default_name: str, label: str, *,
+             allow_int_keys: bool = False) -> Dict[object, object]:
+    """`value` as a dict of name -> tensor; `label` names one entry in messages
+    (`feature`, `receiver_tensor`, as the original). Feature keys may be ints."""
     if value is None:
-        raise ValueError(f"`{argument}` must be defined.")
+        raise ValueError(f"{label}s must be defined.")
     if not isinstance(value, Mapping):
         value = {default_name: value}
     for name, tensor in value.items():
         if not isinstance(name, str):
-            raise ValueError(f"{argument} keys must be strings: {name!r}.")
-        if not isinstance(tensor, _TENSOR_TYPES):
+            if not allow_int_keys:
+                raise ValueError(f"{label} keys must be strings: {name!r}.")
+            if isinstance(name, bool) or not isinstance(name, int):
+                raise ValueError(f"{label} keys must be strings or ints: {name!r}.")
+        if not _is_tensor_like(tensor):
             raise ValueError(
-                f"{argument} must be a Tensor, SparseTensor, or RaggedTensor (or a dict of "
-                f"them). Received for {name!r}: {type(tensor).__name__}.")
+                f"{label} {name} must be a Tensor, SparseTensor, or RaggedTensor. "
+                f"Received: {type(tensor).__name__}.")
     return dict(value)
 
 
@@ -42,7 +63,7 @@ def _alternatives(alternatives):
             "receiver_tensors_alternatives must be a dict of name -> Tensor or dict of Tensors. "
             f"Received: {type(alternatives).__name__}.")
     return {name: _as_dict(tensors, SINGLE_RECEIVER_DEFAULT_NAME,
-                           f"receiver_tensors_alternatives[{name!r}]")
+                           "receiver_tensors_alternative")
             for name, tensors in alternatives.items()}
 
 
@@ -57,9 +78,10 @@ class ServingInputReceiver(collections.namedtuple(
 
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
         return super().__new__(
-            cls, features=_as_dict(features, SINGLE_FEATURE_DEFAULT_NAME, "features"),
+            cls, features=_as_dict(features, SINGLE_FEATURE_DEFAULT_NAME, "feature",
+                                   allow_int_keys=True),
             receiver_tensors=_as_dict(receiver_tensors, SINGLE_RECEIVER_DEFAULT_NAME,
-                                      "receiver_tensors"),
+                                      "receiver_tensor"),
             receiver_tensors_alternatives=_alternatives(receiver_tensors_alternatives))
 
 
@@ -71,10 +93,10 @@ class TensorServingInputReceiver(collections.namedtuple(
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
         if features is None:
             raise ValueError("features must be defined.")
-        if not isinstance(features, _TENSOR_TYPES):
+        if not _is_tensor_like(features):
             raise ValueError(
-                "TensorServingInputReceiver features must be a single Tensor, SparseTensor or "
-                f"RaggedTensor. Received: {type(features).__name__}.")
+                "feature must be a Tensor, SparseTensor, or RaggedTensor (a single one for "
+                f"TensorServingInputReceiver). Received: {type(features).__name__}.")
         receiver = ServingInputReceiver({SINGLE_FEATURE_DEFAULT_NAME: features},
                                         receiver_tensors, receiver_tensors_alternatives)
         return super().__new__(cls, features=features,
@@ -117,3 +139,56 @@ def build_raw_serving_input_receiver_fn(features: Union[Mapping, tf.Tensor],
         return TensorServingInputReceiver(receiver, {SINGLE_RECEIVER_DEFAULT_NAME: receiver})
 
     return serving_input_receiver_fn
+
+
+class SupervisedInputReceiver(collections.namedtuple(
+        "SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])):
+    """Features, labels and the fed tensors of a TRAIN or EVAL MetaGraph's inputs."""
+
+    def __new__(cls, features, labels, receiver_tensors):
+        for value, label in ((features, "feature"), (labels, "label")):
+            _as_dict(value, label, label, allow_int_keys=True)
+        return super().__new__(
+            cls, features=features, labels=labels,
+            receiver_tensors=_as_dict(receiver_tensors, SINGLE_RECEIVER_DEFAULT_NAME,
+                                      "receiver_tensor"))
+
+
+def build_raw_supervised_input_receiver_fn(features, labels,
+                                           default_batch_size: Optional[int] = None):
+    """A receiver fn for TRAIN/EVAL exports feeding placeholders like `features`, `labels`.
+
+    Args:
+        features: A Tensor or a dict of name -> Tensor.
+        labels: A Tensor or a dict of name -> Tensor.
+        default_batch_size: The batch dimension of the placeholders; None: any.
+
+    Returns:
+        A receiver fn returning a SupervisedInputReceiver.
+
+    Raises:
+        ValueError: If `features` and `labels` share a key.
+    """
+    feature_keys = (list(features) if isinstance(features, Mapping)
+                    else [SINGLE_RECEIVER_DEFAULT_NAME])
+    label_keys = list(labels) if isinstance(labels, Mapping) else [SINGLE_LABEL_DEFAULT_NAME]
+    overlap = set(feature_keys) & set(label_keys)
+    if overlap:
+        raise ValueError("Features and labels must have distinct keys. Found overlapping "
+                         f"keys: {sorted(overlap)}")
+
+    def placeholders(value, single_name):
+        if isinstance(value, Mapping):
+            made = {name: _placeholder_like(t, default_batch_size, name)
+                    for name, t in value.items()}
+            return made, made
+        made = _placeholder_like(value, default_batch_size, single_name)
+        return made, {single_name: made}
+
+    def supervised_input_receiver_fn():
+        feature_part, feature_receivers = placeholders(features, SINGLE_RECEIVER_DEFAULT_NAME)
+        label_part, label_receivers = placeholders(labels, SINGLE_LABEL_DEFAULT_NAME)
+        return SupervisedInputReceiver(feature_part, label_part,
+                                       dict(feature_receivers, **label_receivers))
+
+    return supervised_input_receiver_fn

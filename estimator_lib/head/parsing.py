@@ -79,3 +79,9 @@ def regressor_parse_example_spec(feature_columns: Iterable, label_key: str,
     return _with_label_and_weight(
         _feature_spec(feature_columns), label_key,
         tf.io.FixedLenFeature((label_dimension,), label_dtype, label_default), weight_column)
+
+
+# The original module's own names for them (tensorflow_estimator...canned.parsing_utils
+# exported the v2 functions as tf.estimator.*_parse_example_spec).
+classifier_parse_example_spec_v2 = classifier_parse_example_spec
+regressor_parse_example_spec_v2 = regressor_parse_example_spec

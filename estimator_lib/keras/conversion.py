@@ -15,6 +15,7 @@ import re
 import warnings
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
 import tensorflow as tf
 import tf_keras
 from tensorflow.python.checkpoint import graph_view
@@ -56,14 +57,23 @@ def _names(model, attribute, prefix):
     return [f"{prefix}_{i + 1}" for i in range(count)]
 
 
+def _tensor(value):
+    """An input_fn may return numpy arrays (the original converted them too)."""
+    return tf.convert_to_tensor(value) if isinstance(value, np.ndarray) else value
+
+
 def _as_keras_list(model, values, names, what):
     """Orders Estimator features/labels as the Keras model's inputs/outputs."""
     if values is None:
         return None
     if isinstance(values, dict):
+        values = {key: _tensor(value) for key, value in values.items()}
         if model._is_graph_network and getattr(model, "_nested_inputs", None) is not None \
                 and what == "features" and isinstance(model._nested_inputs, dict):
             return values  # Models built on a dict of Inputs take the dict itself.
+        if what == "features" and not _is_graph_network(model) and \
+                getattr(model, "inputs", None) is None:
+            return values  # Input structure unknown (a subclassed model): as given.
         missing = [name for name in names if name not in values]
         if missing:
             raise FormattedKeyError(
@@ -73,8 +83,8 @@ def _as_keras_list(model, values, names, what):
                 f"Difference: {set(missing)}")
         return [values[name] for name in names]
     if isinstance(values, (list, tuple)):
-        return list(values)
-    return [values]
+        return [_tensor(value) for value in values]
+    return [_tensor(values)]
 
 
 def _estimator_io_to_keras(model, features, labels):
@@ -135,17 +145,19 @@ def _estimator_metrics(model, metric_names_map):
         return metrics
     if set(metric_names_map) != set(metrics):
         raise ValueError(
-            f"Invalid `metric_names_map`. The keys of the map must be exactly the model's "
-            f"metric names {sorted(metrics)}. Received keys: {sorted(metric_names_map)}.")
+            "Invalid `metric_names_map`. The keys of the map must be exactly the model's "
+            f"metric names {sorted(metrics)}: the keras model metric names "
+            f"{sorted(set(metrics) - set(metric_names_map))} do not exist in the map; "
+            f"unexpected keys: {sorted(set(metric_names_map) - set(metrics))}.")
     return {metric_names_map[name]: metric for name, metric in metrics.items()}
 
 
-def _object_based_saver(model):
+def _object_based_saver(model, *, sharded: bool = True):
     """A Saver writing TF2 object-based keys (checkpoint_format='checkpoint')."""
     model._track_trackable(tf.compat.v1.train.get_global_step(), "estimator_global_step",
                            overwrite=True)
     view = graph_view.ObjectGraphView(model)
-    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=True)
+    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=sharded)
 
 
 @tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
@@ -201,13 +213,11 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
         scaffold = None
         if save_object_ckpt:
             scaffold = tf.compat.v1.train.Scaffold(saver=_object_based_saver(model))
-        outputs = None
-        if export_outputs:
-            outputs = {name: export_outputs[name](predictions[name])
-                       if isinstance(export_outputs[name], type) else export_outputs[name]
-                       for name in export_outputs}
-        else:
-            outputs = {"serving_default": PredictOutput(predictions)}
+        # As the original: the default serving signature always, plus the custom ones.
+        outputs = {"serving_default": PredictOutput(predictions)}
+        for name in export_outputs or {}:
+            outputs[name] = (export_outputs[name](predictions[name])
+                             if isinstance(export_outputs[name], type) else export_outputs[name])
         return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op,
                              eval_metric_ops=metrics, export_outputs=outputs,
                              scaffold=scaffold)
@@ -232,8 +242,12 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
     if tf.train.latest_checkpoint(config.model_dir):
         return None, []  # The Estimator restores its own checkpoint; warm start is not used.
     # Read the eager variables directly: after a first conversion the model refuses
-    # get_weights() (tf_keras then sees it as a half-v1 model).
-    weights = [variable.numpy() for variable in keras_model.weights]
+    # get_weights() (tf_keras then sees it as a half-v1 model). A model built in a graph
+    # (TF1 style, eager execution disabled) is read through the Keras session.
+    if tf.executing_eagerly():
+        weights = [variable.numpy() for variable in keras_model.weights]
+    else:
+        weights = tf_keras.backend.batch_get_value(keras_model.weights)
     with tf.Graph().as_default():
         tf.compat.v1.train.create_global_step()
         model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
@@ -249,7 +263,10 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         # The initialisers assign the Keras weights: feed them in place of the clone's
         # initial values (one run, no assign ops or placeholders).
         feed = {variable.initial_value: value for variable, value in zip(model.weights, weights)}
-        saver = _object_based_saver(model) if save_object_ckpt else tf.compat.v1.train.Saver()
+        # One data file, keras_model.ckpt.data-00000-of-00001, as the original's
+        # save_weights / Saver wrote (a sharded Saver writes one file per device string).
+        saver = (_object_based_saver(model, sharded=False) if save_object_ckpt
+                 else tf.compat.v1.train.Saver(sharded=False))
         tf.io.gfile.makedirs(keras_dir)
         with tf.compat.v1.Session(config=config.session_config) as session:
             session.run(init_op, feed_dict=feed)
@@ -270,19 +287,29 @@ def _warm_start_settings(path: str, weight_names: List[str]) -> WarmStartSetting
 
 
 def _legacy_optimizer(model):
-    """Converts a new-style tf_keras optimizer to its legacy class (the original's way)."""
+    """Converts new-style tf_keras optimizers to their legacy class (the original's way).
+
+    Returns the optimizer's config (a list of configs for a model compiled with several
+    optimizers, such as a WideDeepModel's two), or None for a wrapped TF1 optimizer.
+    """
     from tf_keras.src.optimizers import optimizer as new_optimizer  # pylint: disable=g-import-not-at-top
     from tf_keras.src import optimizers as optimizers_lib  # pylint: disable=g-import-not-at-top
     from tf_keras.src.optimizers import optimizer_v1  # pylint: disable=g-import-not-at-top
-    if isinstance(model.optimizer, new_optimizer.Optimizer):
+    several = isinstance(model.optimizer, (list, tuple))
+    optimizers = list(model.optimizer) if several else [model.optimizer]
+    if any(isinstance(optimizer, new_optimizer.Optimizer) for optimizer in optimizers):
         logging.warning(
             "You are using a new-style tf.keras.optimizers.Optimizer with model_to_estimator, "
             "which needs the legacy optimizer path. Automatically converting your optimizer to "
             "tf.keras.optimizers.legacy.Optimizer.")
-        model.optimizer = optimizers_lib.convert_to_legacy_optimizer(model.optimizer)
-    if isinstance(model.optimizer, optimizer_v1.TFOptimizer):
+        optimizers = [optimizers_lib.convert_to_legacy_optimizer(optimizer)
+                      if isinstance(optimizer, new_optimizer.Optimizer) else optimizer
+                      for optimizer in optimizers]
+        model.optimizer = optimizers if several else optimizers[0]
+    if any(isinstance(optimizer, optimizer_v1.TFOptimizer) for optimizer in optimizers):
         return None  # A wrapped TF1 optimizer (TFOptimizer) is cloned by the cloning code.
-    return model.optimizer.get_config()
+    configs = [optimizer.get_config() for optimizer in optimizers]
+    return configs if several else configs[0]
 
 
 def _freeze_compile_args(model):

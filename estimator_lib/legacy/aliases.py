@@ -67,7 +67,8 @@ _EXPORT = ("ServingInputReceiver", "TensorServingInputReceiver",
 _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "make_stop_at_checkpoint_step_hook", "read_eval_metrics",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
-                 "stop_if_no_increase_hook")
+                 "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
+                 "call_logit_fn")
 
 
 class _BuilderKeepingDefaultAttrs:
@@ -197,13 +198,15 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     estimator_names = dict(Estimator=EstimatorV1, EstimatorV2=Estimator,
                            VocabInfo=warm_starting.VocabInfo,
                            WarmStartSettings=warm_starting.WarmStartSettings)
-    model_fn_names = dict(EstimatorSpec=model_fn.EstimatorSpec, ModeKeys=model_fn.ModeKeys)
+    model_fn_names = dict(EstimatorSpec=model_fn.EstimatorSpec, ModeKeys=model_fn.ModeKeys,
+                          call_logit_fn=model_fn.call_logit_fn)
     basic_hooks = _names(hooks, _BASIC_HOOKS)
     session_run_hook = _names(hooks, _SESSION_RUN_HOOK)
     keras_lib = dict(model_to_estimator=keras_lib_model_to_estimator)
     exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
                                         "BestExporter"))
     inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
+    supervised = _names(experimental, ("build_raw_supervised_input_receiver_fn",))
     prefix = "python.estimator."
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),
@@ -221,15 +224,15 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
                                                "train_and_evaluate")),
         prefix + "exporter": exporter_names,
         prefix + "export": dict(vars(v1_api.export)),
-        prefix + "export.export": _names(export, _EXPORT[:4]),
-        prefix + "export.export_lib": _names(export, _EXPORT),
+        prefix + "export.export": dict(_names(export, _EXPORT[:4]), **supervised),
+        prefix + "export.export_lib": dict(_names(export, _EXPORT), **supervised),
         prefix + "export.export_output": _names(export, _EXPORT[4:]),
         prefix + "hooks": dict(session_run_hook, **basic_hooks),
         prefix + "hooks.session_run_hook": session_run_hook,
         prefix + "hooks.basic_session_run_hooks": basic_hooks,
         prefix + "hooks.hooks": _names(early_stopping, ("InMemoryEvaluatorHook",
                                                         "make_stop_at_checkpoint_step_hook")),
-        prefix + "early_stopping": _names(experimental, _EXPERIMENTAL[1:]),
+        prefix + "early_stopping": _names(experimental, _EXPERIMENTAL[1:8]),
         prefix + "keras": keras_lib,
         prefix + "keras_lib": keras_lib,
         prefix + "warm_starting_util": estimator_names,

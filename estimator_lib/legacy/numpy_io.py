@@ -1,9 +1,13 @@
 """numpy_input_fn and pandas_input_fn: in-memory arrays as an Estimator input_fn.
 
 The names and arguments of `tf.compat.v1.estimator.inputs.*`. The original fed
-the arrays through queues and threads; here the input_fn returns a `tf.data`
-Dataset, which the Estimator (and a tf.distribute strategy) consumes directly,
-and whose large arrays the Estimator feeds rather than freezes into the graph.
+the arrays through queues and threads and its input_fn returned `(features,
+labels)` tensors; here the input_fn returns the same tensors, the `get_next()` of
+a `tf.data` iterator over the arrays, so code that calls the input_fn itself
+(`features, labels = input_fn()`, then `session.run`) works as before. Inside the
+Estimator that iterator is initialised by the Estimator, with the large arrays
+fed rather than frozen into the graph (tf_patches 1); where the Estimator needs
+the Dataset itself (a tf.distribute strategy, `steps_per_run > 1`) it gets it.
 
 Semantics kept from the original: `shuffle` must be given explicitly; a dict
 `x` gives a dict of features, an array `x` a single feature tensor; `y` may be
@@ -19,6 +23,8 @@ from typing import Callable, Mapping, Optional, Union
 import numpy as np
 import tensorflow as tf
 
+from estimator_lib import inputs
+
 # The label key the original used for a DataFrame target.
 DEFAULT_TARGET_COLUMN = "target"
 
@@ -28,23 +34,26 @@ _ArrayOrDict = Union[np.ndarray, Mapping[str, np.ndarray]]
 def _check_shuffle(shuffle) -> None:
     if not isinstance(shuffle, bool):
         raise ValueError(
-            "`shuffle` must be provided and explicitly set as boolean (it is recommended to "
+            "shuffle must be provided and explicitly set as boolean (it is recommended to "
             f"set it as True for training). Received: shuffle={shuffle!r}.")
 
 
-def _check_positive(name: str, value, *, allow_none: bool = False) -> None:
+def _check_positive(name: str, value, *, allow_none: bool = False,
+                    allow_zero: bool = False) -> None:
     if value is None and allow_none:
         return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        works = "a positive integer" + (" or None" if allow_none else "")
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+            or value < (0 if allow_zero else 1)):
+        works = ("a non-negative" if allow_zero else "a positive") + " integer" + (
+            " or None" if allow_none else "")
         raise ValueError(f"`{name}` must be {works}. Received: {name}={value!r}.")
 
 
 def _as_sorted_dict(value, argument: str) -> "collections.OrderedDict[str, np.ndarray]":
     """A dict argument as an OrderedDict of arrays, keys sorted as the original."""
     if not value:
-        raise ValueError(
-            f"`{argument}` cannot be an empty dict; pass None or a dict of arrays.")
+        raise ValueError("x cannot be an empty dict." if argument == "x" else
+                         f"{argument} cannot be empty dict, use None instead.")
     return collections.OrderedDict(
         (key, np.asarray(value[key])) for key in sorted(value))
 
@@ -54,10 +63,10 @@ def _features_dict(x) -> "collections.OrderedDict[str, np.ndarray]":
         return _as_sorted_dict(x, "x")
     if isinstance(x, np.ndarray):
         if x.size == 0:
-            raise ValueError("`x` cannot be an empty array.")
+            raise ValueError("x cannot be an empty array.")
         return collections.OrderedDict(x=x)
-    raise ValueError(
-        f"`x` must be a dict of numpy arrays or a numpy array. Received: {type(x).__name__}.")
+    raise TypeError(
+        f"x must be a dict or array (of numpy arrays). Received: {type(x).__name__}.")
 
 
 def _check_lengths(features: Mapping, labels: Optional[Mapping]) -> None:
@@ -75,21 +84,37 @@ def _shapes(arrays: Mapping) -> dict:
 
 
 def _make_dataset(element, *, batch_size: int, num_epochs: Optional[int], shuffle: bool,
-                  queue_capacity: int) -> tf.data.Dataset:
+                  queue_capacity: Optional[int], rows: int) -> tf.data.Dataset:
     dataset = tf.data.Dataset.from_tensor_slices(element)
     if shuffle:
-        dataset = dataset.shuffle(queue_capacity, reshuffle_each_iteration=True)
+        # queue_capacity=None: the original sized its queue from the data.
+        dataset = dataset.shuffle(queue_capacity or max(rows, 1),
+                                  reshuffle_each_iteration=True)
     dataset = dataset.repeat(num_epochs)
     # The original dequeued full batches forever with num_epochs=None, and allowed a
     # smaller last batch when the epochs run out.
     return dataset.batch(batch_size, drop_remainder=num_epochs is None)
 
 
+def _tensors_or_dataset(dataset: tf.data.Dataset):
+    """What the input_fn returns: the original's tensors, or the Dataset when wanted.
+
+    Called by the Estimator on a path that consumes Datasets only (a strategy's
+    per-replica input, the in-graph loop), the Dataset itself; otherwise the
+    `(features, labels)` tensors of a one-shot iterator, as the original's queue
+    gave. In the Estimator's graph the iterator becomes an initializable one that
+    the Estimator initialises with the large arrays fed (tf_patches 1).
+    """
+    if inputs.dataset_wanted():
+        return dataset
+    return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+
+
 def _check_common(*, batch_size, num_epochs, shuffle, queue_capacity, num_threads) -> None:
     _check_shuffle(shuffle)
     _check_positive("batch_size", batch_size)
-    _check_positive("num_epochs", num_epochs, allow_none=True)
-    _check_positive("queue_capacity", queue_capacity)
+    _check_positive("num_epochs", num_epochs, allow_none=True, allow_zero=True)
+    _check_positive("queue_capacity", queue_capacity, allow_none=True)
     _check_positive("num_threads", num_threads)
 
 
@@ -106,13 +131,14 @@ def numpy_input_fn(x: _ArrayOrDict, y: Optional[_ArrayOrDict] = None, batch_size
             feature is a single tensor). Arrays share their first dimension.
         y: None, an array (labels are a tensor) or a dict of arrays (a dict of labels).
         batch_size: Examples per batch.
-        num_epochs: Passes over the data; None repeats forever.
+        num_epochs: Passes over the data; None repeats forever, 0 gives no batch.
         shuffle: Whether to shuffle. Required, as in the original: there is no default.
-        queue_capacity: Size of the shuffle buffer.
+        queue_capacity: Size of the shuffle buffer; None: the number of examples.
         num_threads: Accepted for compatibility; tf.data decides parallelism itself.
 
     Returns:
-        An input_fn returning a Dataset of `features` or `(features, labels)`.
+        An input_fn returning `features` or `(features, labels)` tensors: the next
+        batch of an iterator over the arrays (OutOfRangeError after the last).
 
     Raises:
         ValueError: If `shuffle` is not a bool, `x` or `y` is empty or of the wrong type,
@@ -140,8 +166,9 @@ def numpy_input_fn(x: _ArrayOrDict, y: Optional[_ArrayOrDict] = None, batch_size
             element = feature_part
         else:
             element = (feature_part, labels["y"] if single_label else dict(labels))
-        return _make_dataset(element, batch_size=batch_size, num_epochs=num_epochs,
-                             shuffle=shuffle, queue_capacity=queue_capacity)
+        return _tensors_or_dataset(_make_dataset(
+            element, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
+            queue_capacity=queue_capacity, rows=len(next(iter(features.values())))))
 
     return input_fn
 
@@ -168,14 +195,15 @@ def pandas_input_fn(x, y=None, batch_size: int = 128, num_epochs: Optional[int] 
         y: None, a Series (labels are a tensor) or a DataFrame (a dict of labels keyed
             by its column names). Its index must equal `x`'s.
         batch_size: Examples per batch.
-        num_epochs: Passes over the data; None repeats forever.
+        num_epochs: Passes over the data; None repeats forever, 0 gives no batch.
         shuffle: Whether to shuffle. Required: there is no default.
-        queue_capacity: Size of the shuffle buffer.
+        queue_capacity: Size of the shuffle buffer; None: the number of examples.
         num_threads: Accepted for compatibility; tf.data decides parallelism itself.
         target_column: A name `y` may not share with a column of `x`.
 
     Returns:
-        An input_fn returning a Dataset of `features` or `(features, labels)`.
+        An input_fn returning `features` or `(features, labels)` tensors: the next
+        batch of an iterator over the arrays (OutOfRangeError after the last).
 
     Raises:
         TypeError: If pandas is not installed, or `x` is not a DataFrame.
@@ -193,7 +221,8 @@ def pandas_input_fn(x, y=None, batch_size: int = 128, num_epochs: Optional[int] 
         raise TypeError(f"`x` must be a pandas DataFrame. Received: {type(x).__name__}.")
     if not isinstance(target_column, str):
         raise TypeError(
-            f"`target_column` must be a string. Received: {type(target_column).__name__}.")
+            "target_column must be a string type. Received: "
+            f"{type(target_column).__name__}.")
     features = collections.OrderedDict(
         (str(column), np.asarray(x[column].values)) for column in x.columns)
     labels = None
@@ -217,7 +246,8 @@ def pandas_input_fn(x, y=None, batch_size: int = 128, num_epochs: Optional[int] 
         element = dict(features)
         if labels is not None:
             element = (element, dict(labels) if isinstance(labels, Mapping) else labels)
-        return _make_dataset(element, batch_size=batch_size, num_epochs=num_epochs,
-                             shuffle=shuffle, queue_capacity=queue_capacity)
+        return _tensors_or_dataset(_make_dataset(
+            element, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
+            queue_capacity=queue_capacity, rows=len(x.index)))
 
     return input_fn

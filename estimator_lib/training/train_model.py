@@ -13,6 +13,7 @@ from typing import Callable, Optional, Sequence
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
+from estimator_lib import inputs
 from estimator_lib import tf_patches
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.distribute import replica_specs
@@ -136,7 +137,7 @@ def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):
     if steps_per_run == 1:
         features, labels, input_hooks = model.input(input_fn, ModeKeys.TRAIN)
         return (lambda: call_model_fn(features, labels)), input_hooks
-    with tf_patches.large_arrays_fed() as feeds:
+    with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted():
         result = model.call_input_fn(input_fn, ModeKeys.TRAIN)
     get_next, input_hooks = steps_loop.dataset_input(
         result, feeds, steps_per_run=steps_per_run)

@@ -57,7 +57,7 @@ class EstimatorSpecTest(tf.test.TestCase):
 
     def test_hooks_must_be_session_run_hooks(self):
         with tf.Graph().as_default():
-            with self.assertRaisesRegex(TypeError, "training_hooks.*SessionRunHook"):
+            with self.assertRaisesRegex(TypeError, "All hooks must be SessionRunHook instances.*training_hooks"):
                 el.EstimatorSpec(el.ModeKeys.TRAIN, loss=tf.constant(1.0), train_op=tf.no_op(),
                                  training_hooks=[object()])
 
@@ -86,7 +86,7 @@ class VerifyModelFnArgsTest(tf.test.TestCase):
             model_fn_lib.verify_model_fn_args(lambda labels: None, None)
         with self.assertRaisesRegex(ValueError, r"not expected args: \['extra'\]"):
             model_fn_lib.verify_model_fn_args(lambda features, extra: None, None)
-        with self.assertRaisesRegex(ValueError, "does not include `params` argument"):
+        with self.assertRaisesRegex(ValueError, "does not include params argument"):
             model_fn_lib.verify_model_fn_args(lambda features: None, {"a": 1})
 
     def test_partials_are_inspected(self):

@@ -54,7 +54,7 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         config = el.RunConfig(model_dir="/tmp/a")
         self.assertEqual(config.replace(model_dir="/tmp/b").model_dir, "/tmp/b")
         self.assertEqual(config.model_dir, "/tmp/a")
-        with self.assertRaisesRegex(ValueError, "task_type is not a replaceable"):
+        with self.assertRaisesRegex(ValueError, "Replacing task_type is not supported"):
             config.replace(task_type="chief")
         with self.assertRaisesRegex(ValueError, "keep_checkpoint_max"):
             config.replace(keep_checkpoint_max=-1)
@@ -128,10 +128,7 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         dict(tf_config="{not json", message="TF_CONFIG is not valid JSON"),
         dict(tf_config="[1, 2]", message="must be a JSON object"),
         dict(tf_config={"cluster": _CLUSTER, "task": {"type": "trainer", "index": 0}},
-             message="unknown task type 'trainer'"),
-        dict(tf_config={"cluster": {"chief": ["a:1"], "gpu_box": ["b:1"]},
-                        "task": {"type": "chief", "index": 0}},
-             message=r"unknown task types \['gpu_box'\]"),
+             message="trainer is not a valid task_type in the cluster_spec"),
         dict(tf_config={"cluster": _CLUSTER, "task": {"type": "worker", "index": 3}},
              message="3 is not a valid task_id for task_type worker"),
         dict(tf_config={"cluster": _CLUSTER, "task": {"type": "worker"}},
@@ -140,10 +137,18 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
                         "task": {"type": "worker", "index": 0}},
              message='must have one "chief" node'),
         dict(tf_config={"task": {"type": "worker", "index": 1}},
-             message="must be worker 0"),
+             message="task index must be 0"),
+        dict(tf_config={"task": {"type": "chief", "index": 0}},
+             message="task type must be WORKER"),
         dict(tf_config={"cluster": {"chief": ["a:1"], "master": ["b:1"]},
                         "task": {"type": "chief", "index": 0}},
-             message="`chief` or a legacy `master`"),
+             message="job `chief` is not supported"),
+        dict(tf_config={"cluster": {"master": ["a:1"], "worker": ["b:1"]},
+                        "task": {"type": "evaluator", "index": 0}},
+             message="task_type `evaluator` is not supported"),
+        dict(tf_config={"cluster": {"chief": ["a:1"], "worker": ["b:1"]},
+                        "task": {"type": "worker", "index": -1}},
+             message="Task index must be non-negative number"),
     )
     def test_bad_tf_config_gets_one_clear_error(self, tf_config, message):
         with _with_tf_config(tf_config):
@@ -165,6 +170,78 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
         config = el.RunConfig(train_distribute=strategy)
         self.assertIs(config.train_distribute, strategy)
+
+
+class RunConfigAttributesAndSubclassesTest(tf.test.TestCase):
+    """As the original's properties: fields read-only, other attributes free, subclasses."""
+
+    def test_fields_are_read_only_other_attributes_can_be_added(self):
+        config = el.RunConfig(model_dir="/tmp/a")
+        with self.assertRaisesRegex(AttributeError, "read-only.*replace"):
+            config.model_dir = "/tmp/b"
+        with self.assertRaises(AttributeError):
+            config.task_type = "chief"
+        config.i_am_test = True  # as the original allowed
+        self.assertTrue(config.i_am_test)
+        self.assertEqual(config.model_dir, "/tmp/a")
+
+    def test_a_subclass_may_override_a_field_with_a_property(self):
+        class FixedDirConfig(el.RunConfig):
+            @property
+            def model_dir(self):
+                return "/tmp/fixed"
+
+        config = FixedDirConfig()
+        self.assertEqual(config.model_dir, "/tmp/fixed")
+        est = el.Estimator(lambda features, labels, mode: None, config=config)
+        self.assertEqual(est.model_dir, "/tmp/fixed")
+        self.assertIsInstance(est.config, FixedDirConfig)
+
+    def test_a_subclass_with_its_own_init_is_replaced_as_itself(self):
+        class ChiefConfig(el.RunConfig):
+            def __init__(self, is_chief):
+                super().__init__()
+                self._my_chief = is_chief
+
+            @property
+            def is_chief(self):
+                return self._my_chief
+
+        replaced = ChiefConfig(False).replace(save_summary_steps=7)
+        self.assertIsInstance(replaced, ChiefConfig)
+        self.assertFalse(replaced.is_chief)
+        self.assertEqual(replaced.save_summary_steps, 7)
+
+    def test_empty_model_dir_in_the_estimator_means_none(self):
+        est = el.Estimator(lambda features, labels, mode: None, model_dir="")
+        self.assertTrue(est.model_dir)  # a temporary folder, as with None
+
+    def test_config_type_is_checked_before_model_fn(self):
+        with self.assertRaisesRegex(ValueError, "an instance of `RunConfig`"):
+            el.Estimator(model_fn=None, config="not a config")
+
+
+class TfConfigAsTheOriginalTest(tf.test.TestCase):
+
+    def test_a_custom_task_type_is_a_member_of_the_cluster(self):
+        cluster = {"chief": ["a:1"], "worker": ["b:1", "c:1"], "other_type": ["d:1"],
+                   "ps": ["e:1"]}
+        with _with_tf_config({"cluster": cluster, "task": {"type": "other_type",
+                                                           "index": 0}}):
+            config = el.RunConfig()
+        self.assertEqual(config.task_type, "other_type")
+        self.assertEqual(config.global_id_in_cluster, 1)  # chief, then jobs by name
+        self.assertFalse(config.is_chief)
+
+    def test_service_must_be_a_dict(self):
+        with _with_tf_config({"service": "not a dict"}):
+            with self.assertRaisesRegex(TypeError, "must be a dict"):
+                el.RunConfig()
+
+    def test_model_dir_in_tf_config_must_be_non_empty(self):
+        with _with_tf_config({"model_dir": ""}):
+            with self.assertRaisesRegex(ValueError, "model_dir in TF_CONFIG should be non-empty"):
+                el.RunConfig()
 
 
 if __name__ == "__main__":

@@ -54,8 +54,7 @@ class ModelToEstimatorTest(tf.test.TestCase):
         self.assertEqual(results["global_step"], 8)
         self.assertEqual(sorted(next(estimator.predict(_input_fn()))), ["dense_1"])
         self.assertEqual(sorted(os.listdir(os.path.join(self.model_dir, "keras"))), [
-            "checkpoint", "keras_model.ckpt.data-00000-of-00002",
-            "keras_model.ckpt.data-00001-of-00002", "keras_model.ckpt.index"])
+            "checkpoint", "keras_model.ckpt.data-00000-of-00001", "keras_model.ckpt.index"])
         names = estimator.get_variable_names()
         self.assertIn("estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE", names)
         self.assertIn("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE", names)

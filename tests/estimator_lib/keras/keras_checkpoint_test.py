@@ -96,6 +96,25 @@ class FirstCheckpointTest(tf.test.TestCase, parameterized.TestCase):
             "keras_model.ckpt.meta" in os.listdir(os.path.join(self.model_dir, "keras")),
             checkpoint_format == "saver")
 
+    @parameterized.product(checkpoint_format=["checkpoint", "saver"], mirrored=[False, True])
+    def test_files_are_the_originals_one_data_file(self, checkpoint_format, mirrored):
+        # Regression: the first checkpoint was written sharded (data-0000{0,1}-of-00002);
+        # tools look for the original's single data file (tests/data/tf215_keras_model_dir).
+        strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"]) if mirrored else None
+        config = el.RunConfig(model_dir=self.model_dir, train_distribute=strategy)
+        est = el.model_to_estimator(_reference_model(), config=config,
+                                    checkpoint_format=checkpoint_format)
+        expected = {"checkpoint", "keras_model.ckpt.index",
+                    "keras_model.ckpt.data-00000-of-00001"}
+        if checkpoint_format == "saver":
+            expected.add("keras_model.ckpt.meta")
+        self.assertEqual(set(os.listdir(os.path.join(self.model_dir, "keras"))), expected)
+        original = os.path.join(_DATA, "tf215_keras_model_dir", "keras")
+        self.assertContainsSubset(set(os.listdir(original)), expected)
+        est.train(lambda: tf.data.Dataset.from_tensor_slices(
+            ({"dense_input": _X}, _Y)).repeat().batch(4), steps=1)
+        self.assertEqual(set(os.listdir(os.path.join(self.model_dir, "keras"))), expected)
+
     def test_holds_every_keras_weight_and_zero_optimizer_state(self):
         inputs = tf_keras.Input((4,), name="x")
         hidden = tf_keras.layers.BatchNormalization()(tf_keras.layers.Dense(8)(inputs))

@@ -15,8 +15,16 @@ from tests.estimator_lib import testing
 
 
 def _batches(input_fn, limit=100):
-    """The input_fn's batches as numpy values (eagerly)."""
-    return list(input_fn().take(limit).as_numpy_iterator())
+    """The input_fn's batches as numpy values: its tensors run until the input ends."""
+    batches = []
+    with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+        tensors = input_fn()
+        while len(batches) < limit:
+            try:
+                batches.append(session.run(tensors))
+            except tf.errors.OutOfRangeError:
+                break
+    return batches
 
 
 class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
@@ -68,7 +76,7 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
     @parameterized.named_parameters(
         ("none", None), ("int", 1), ("string", "True"))
     def test_shuffle_is_required(self, shuffle):
-        with self.assertRaisesRegex(ValueError, r"`shuffle` must be provided .*Received"):
+        with self.assertRaisesRegex(ValueError, r"shuffle must be provided and explicitly set as boolean .*Received"):
             numpy_io.numpy_input_fn(np.arange(3), shuffle=shuffle)
 
     def test_shuffle_has_no_default(self):
@@ -76,24 +84,75 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
             numpy_io.numpy_input_fn({"a": np.arange(3)}, np.arange(3))
 
     @parameterized.named_parameters(
-        ("empty_dict", dict(x={}), "`x` cannot be an empty dict"),
-        ("empty_array", dict(x=np.array([])), "`x` cannot be an empty array"),
-        ("list_x", dict(x=[1, 2]), "`x` must be a dict of numpy arrays or a numpy array"),
-        ("empty_y", dict(x={"a": np.arange(2)}, y={}), "`y` cannot be an empty dict"),
+        ("empty_dict", dict(x={}), "x cannot be an empty dict"),
+        ("empty_array", dict(x=np.array([])), "x cannot be an empty array"),
+        ("empty_y", dict(x={"a": np.arange(2)}, y={}), "y cannot be empty dict, use None"),
         ("duplicate_keys", dict(x={"a": np.arange(2)}, y={"a": np.arange(2)}),
          r"duplicate keys are found in both x and y: \['a'\]"),
         ("lengths", dict(x={"a": np.arange(2)}, y=np.arange(3)),
          "Length of tensors in x and y is mismatched"),
         ("batch_size", dict(x=np.arange(2), batch_size=0),
          "`batch_size` must be a positive integer. Received: batch_size=0"),
-        ("num_epochs", dict(x=np.arange(2), num_epochs=0),
-         "`num_epochs` must be a positive integer or None"),
+        ("num_epochs", dict(x=np.arange(2), num_epochs=-1),
+         "`num_epochs` must be a non-negative integer or None"),
         ("queue_capacity", dict(x=np.arange(2), queue_capacity=-1), "`queue_capacity`"),
         ("num_threads", dict(x=np.arange(2), num_threads=1.5), "`num_threads`"),
     )
     def test_bad_arguments(self, kwargs, message):
         with self.assertRaisesRegex(ValueError, message):
             numpy_io.numpy_input_fn(shuffle=False, **kwargs)
+
+    def test_x_of_another_type_is_a_type_error(self):
+        with self.assertRaisesRegex(TypeError, "x must be a dict or array"):
+            numpy_io.numpy_input_fn([1, 2], shuffle=False)
+
+    def test_calling_the_input_fn_gives_tensors_as_the_original(self):
+        # Legacy code calls the input_fn itself and runs its tensors in a session.
+        x = {"a": np.arange(4.0), "b": np.arange(32, 36)}
+        with tf.Graph().as_default(), tf.compat.v1.Session() as session:
+            features, labels = numpy_io.numpy_input_fn(
+                x, np.arange(-32, -28), batch_size=2, shuffle=False)()
+            self.assertIsInstance(labels, tf.Tensor)
+            first = session.run([features, labels])
+            session.run([features, labels])
+            with self.assertRaises(tf.errors.OutOfRangeError):
+                session.run([features, labels])
+            # No queue, so no queue-fullness summary (the original's queues added one).
+            self.assertEmpty(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
+        self.assertAllEqual(first[0]["b"], [32, 33])
+        self.assertAllEqual(first[1], [-32, -31])
+
+    def test_zero_epochs_and_automatic_queue_capacity(self):
+        self.assertEqual(_batches(numpy_io.numpy_input_fn(np.arange(4), shuffle=False,
+                                                          num_epochs=0)), [])
+        values = _batches(numpy_io.numpy_input_fn(np.arange(6), shuffle=True,
+                                                  queue_capacity=None, batch_size=6))
+        self.assertCountEqual(values[0], np.arange(6))
+
+    def test_a_wrapping_input_fn_gets_tensors_inside_the_estimator(self):
+        x, y = testing.separable_data(64)
+        inner = numpy_io.numpy_input_fn({"x": x}, y, batch_size=16, num_epochs=None,
+                                        shuffle=True)
+
+        def input_fn():
+            features, labels = inner()
+            return {"x": features["x"] * 1.0}, labels
+
+        est = el.Estimator(testing.linear_model_fn,
+                           model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
+        est.train(input_fn, steps=2)
+        self.assertEqual(est.get_variable_value("global_step"), 2)
+
+    def test_paths_that_consume_datasets_get_the_dataset(self):
+        # A strategy's per-replica input and the in-graph loop take Datasets only.
+        x, y = testing.separable_data(64)
+        for options in (dict(train_distribute=tf.distribute.MirroredStrategy(
+                ["CPU:0", "CPU:1"])), dict(steps_per_run=2)):
+            est = el.Estimator(testing.linear_model_fn, config=el.RunConfig(
+                model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()), **options))
+            est.train(numpy_io.numpy_input_fn({"x": x}, y, batch_size=8, num_epochs=None,
+                                              shuffle=True), steps=4)
+            self.assertEqual(est.get_variable_value("global_step"), 4)
 
     def test_trains_and_evaluates_an_estimator(self):
         x, y = testing.separable_data(64)
@@ -112,6 +171,7 @@ class NumpyInputFnTest(parameterized.TestCase, tf.test.TestCase):
             with tf_patches.large_arrays_fed() as feeds:
                 numpy_io.numpy_input_fn({"x": x}, np.zeros(40000), shuffle=True)()
         self.assertIn((40000, 8), [array.shape for array in feeds.values()])
+        self.assertLen(feeds.initializers, 1)  # the one-shot iterator became initializable
 
 
 class _FakeSeries:

@@ -131,7 +131,7 @@ class RunConfigTest(tf.test.TestCase):
         replaced = config.replace(tpu_config=tpu.TPUConfig(iterations_per_loop=3))
         self.assertEqual(3, replaced.tpu_config.iterations_per_loop)
         self.assertEqual(7, config.tpu_config.iterations_per_loop)
-        with self.assertRaisesRegex(ValueError, "not a replaceable"):
+        with self.assertRaisesRegex(ValueError, "Replacing master is not supported"):
             config.replace(master="_other")
 
     def test_cluster_resolver(self):
