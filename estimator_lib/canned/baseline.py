@@ -11,6 +11,7 @@ from estimator_lib.estimator import Estimator
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
+from estimator_lib.canned.bound_model_fn import bind_model_fn
 
 
 _LEARNING_RATE = 0.3
@@ -126,14 +127,9 @@ class BaselineClassifierV2(Estimator):
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
         optimizer = _optimizer_arg(optimizer, v2=True)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
-                                         head=head, optimizer=optimizer,
-                                         weight_column=weight_column, config=config,
-                                         loss_reduction=loss_reduction)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn_v2, head=head, optimizer=optimizer,
+                                 weight_column=weight_column, loss_reduction=loss_reduction)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
 class BaselineClassifier(Estimator):
@@ -146,13 +142,9 @@ class BaselineClassifier(Estimator):
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
         optimizer = _optimizer_arg(optimizer, v2=False)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                      optimizer=optimizer, weight_column=weight_column,
-                                      config=config)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn, head=head, optimizer=optimizer,
+                                 weight_column=weight_column)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
 class BaselineRegressorV2(Estimator):
@@ -164,14 +156,9 @@ class BaselineRegressorV2(Estimator):
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
         optimizer = _optimizer_arg(optimizer, v2=True)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
-                                         head=head, optimizer=optimizer,
-                                         weight_column=weight_column, config=config,
-                                         loss_reduction=loss_reduction)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn_v2, head=head, optimizer=optimizer,
+                                 weight_column=weight_column, loss_reduction=loss_reduction)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
 class BaselineRegressor(Estimator):
@@ -183,13 +170,9 @@ class BaselineRegressor(Estimator):
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
         optimizer = _optimizer_arg(optimizer, v2=False)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                      optimizer=optimizer, weight_column=weight_column,
-                                      config=config)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn, head=head, optimizer=optimizer,
+                                 weight_column=weight_column)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
 class BaselineEstimatorV2(Estimator):
@@ -198,13 +181,9 @@ class BaselineEstimatorV2(Estimator):
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
         optimizer = _optimizer_arg(optimizer, v2=True)
         reduction = getattr(head, "loss_reduction", tf.losses.Reduction.SUM_OVER_BATCH_SIZE)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn_v2(features=features, labels=labels, mode=mode,
-                                         head=head, optimizer=optimizer, config=config,
-                                         loss_reduction=reduction)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn_v2, head=head, optimizer=optimizer,
+                                 loss_reduction=reduction)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
 class BaselineEstimator(Estimator):
@@ -212,9 +191,5 @@ class BaselineEstimator(Estimator):
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
         optimizer = _optimizer_arg(optimizer, v2=False)
-
-        def _model_fn(features, labels, mode, config):
-            return _baseline_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                      optimizer=optimizer, config=config)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config)
+        model_fn = bind_model_fn(_baseline_model_fn, head=head, optimizer=optimizer)
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)

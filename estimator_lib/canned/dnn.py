@@ -23,6 +23,7 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
+from estimator_lib.canned.bound_model_fn import bind_model_fn
 
 
 # The original's default learning rate for an optimizer given by name.
@@ -218,13 +219,17 @@ def dnn_model_fn_v2(features, labels, mode, head, hidden_units, feature_columns,
 # ---------------------------------------------------------------------------- classes
 
 
-def _dnn_args(hidden_units, feature_columns, activation_fn, dropout, optimizer, *, v2):
+def _dnn_args(hidden_units, feature_columns, activation_fn, dropout, optimizer, batch_norm,
+              *, v2, **v1_args):
+    """The checked keyword arguments of the model_fn (all but the head and the batch)."""
     hidden_units = canned_args.hidden_units(hidden_units)
     feature_columns = canned_args.feature_columns(feature_columns, v2=v2)
     canned_args.activation(activation_fn)
     canned_args.dropout(dropout)
     optimizer = canned_args.optimizer(optimizer, v2=v2)
-    return hidden_units, feature_columns, optimizer
+    return dict(hidden_units=hidden_units, feature_columns=feature_columns,
+                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
+                batch_norm=batch_norm, **v1_args)
 
 
 class DNNClassifierV2(Estimator):
@@ -258,21 +263,13 @@ class DNNClassifierV2(Estimator):
                  weight_column=None, label_vocabulary=None, optimizer="Adagrad",
                  activation_fn=tf.nn.relu, dropout=None, config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE, batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=True)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=True)
         head = heads.classifier_head_v2(n_classes, weight_column=weight_column,
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return dnn_model_fn_v2(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                config=config, batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(dnn_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class DNNClassifier(Estimator):
@@ -286,22 +283,14 @@ class DNNClassifier(Estimator):
                  activation_fn=tf.nn.relu, dropout=None, input_layer_partitioner=None,
                  config=None, warm_start_from=None,
                  loss_reduction=tf.compat.v1.losses.Reduction.SUM, batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=False)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=False,
+                               input_layer_partitioner=input_layer_partitioner)
         head = heads.classifier_head_v1(n_classes, weight_column=weight_column,
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _dnn_model_fn(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                input_layer_partitioner=input_layer_partitioner, config=config,
-                batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_dnn_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class DNNRegressorV2(Estimator):
@@ -315,21 +304,13 @@ class DNNRegressorV2(Estimator):
                  weight_column=None, optimizer="Adagrad", activation_fn=tf.nn.relu,
                  dropout=None, config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE, batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=True)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=True)
         head = heads.regression_head_v2(label_dimension=label_dimension,
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return dnn_model_fn_v2(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                config=config, batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(dnn_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class DNNRegressor(Estimator):
@@ -340,22 +321,14 @@ class DNNRegressor(Estimator):
                  dropout=None, input_layer_partitioner=None, config=None,
                  warm_start_from=None, loss_reduction=tf.compat.v1.losses.Reduction.SUM,
                  batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=False)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=False,
+                               input_layer_partitioner=input_layer_partitioner)
         head = heads.regression_head_v1(label_dimension=label_dimension,
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _dnn_model_fn(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                input_layer_partitioner=input_layer_partitioner, config=config,
-                batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_dnn_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class DNNEstimatorV2(Estimator):
@@ -364,18 +337,10 @@ class DNNEstimatorV2(Estimator):
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
                  optimizer="Adagrad", activation_fn=tf.nn.relu, dropout=None, config=None,
                  warm_start_from=None, batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=True)
-
-        def _model_fn(features, labels, mode, config):
-            return dnn_model_fn_v2(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                config=config, batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=True)
+        super().__init__(model_fn=bind_model_fn(dnn_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class DNNEstimator(Estimator):
@@ -385,16 +350,8 @@ class DNNEstimator(Estimator):
                  optimizer="Adagrad", activation_fn=tf.nn.relu, dropout=None,
                  input_layer_partitioner=None, config=None, warm_start_from=None,
                  batch_norm=False):
-        hidden_units, feature_columns, optimizer = _dnn_args(
-            hidden_units, feature_columns, activation_fn, dropout, optimizer, v2=False)
-
-        def _model_fn(features, labels, mode, config):
-            return _dnn_model_fn(
-                features=features, labels=labels, mode=mode, head=head,
-                hidden_units=hidden_units, feature_columns=feature_columns,
-                optimizer=optimizer, activation_fn=activation_fn, dropout=dropout,
-                input_layer_partitioner=input_layer_partitioner, config=config,
-                batch_norm=batch_norm)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        model_args = _dnn_args(hidden_units, feature_columns, activation_fn, dropout,
+                               optimizer, batch_norm, v2=False,
+                               input_layer_partitioner=input_layer_partitioner)
+        super().__init__(model_fn=bind_model_fn(_dnn_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)

@@ -18,6 +18,7 @@ from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
+from estimator_lib.canned.bound_model_fn import bind_model_fn
 
 
 _DNN_LEARNING_RATE = 0.001
@@ -222,19 +223,13 @@ class _CombinedBase(Estimator):
         if self._V2:
             if loss_reduction is None:
                 loss_reduction = tf.losses.Reduction.SUM_OVER_BATCH_SIZE
-
-            def _model_fn(features, labels, mode, config):
-                return _dnn_linear_combined_model_fn_v2(
-                    features=features, labels=labels, mode=mode, config=config,
-                    loss_reduction=loss_reduction, **common)
+            model_fn = bind_model_fn(_dnn_linear_combined_model_fn_v2,
+                                     loss_reduction=loss_reduction, **common)
         else:
-            def _model_fn(features, labels, mode, config):
-                return _dnn_linear_combined_model_fn(
-                    features=features, labels=labels, mode=mode, config=config,
-                    input_layer_partitioner=input_layer_partitioner, **common)
-
-        Estimator.__init__(self, model_fn=_model_fn, model_dir=model_dir,
-                                         config=config, warm_start_from=warm_start_from)
+            model_fn = bind_model_fn(_dnn_linear_combined_model_fn,
+                                     input_layer_partitioner=input_layer_partitioner, **common)
+        Estimator.__init__(self, model_fn=model_fn, model_dir=model_dir, config=config,
+                           warm_start_from=warm_start_from)
 
 
 class DNNLinearCombinedClassifierV2(_CombinedBase):

@@ -19,6 +19,7 @@ from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
+from estimator_lib.canned.bound_model_fn import bind_model_fn
 # The linear model; its public names are this module's too, as in the original.
 from estimator_lib.canned.linear_model import LEARNING_RATE
 from estimator_lib.canned.linear_model import LinearModel  # noqa: F401
@@ -72,7 +73,8 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
 # ---------------------------------------------------------------------------- classes
 
 
-def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2):
+def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2, **v1_args):
+    """The checked keyword arguments of the model_fn (all but the head and the batch)."""
     feature_columns = canned_args.feature_columns(feature_columns, v2=v2)
     canned_args.sparse_combiner(sparse_combiner)
     _refuse_sdca(optimizer)
@@ -83,7 +85,8 @@ def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2):
             optimizer = optimizers.KerasOptimizerArg(optimizer, learning_rate=LEARNING_RATE)
     else:
         optimizers.check_optimizer_name(optimizer)
-    return feature_columns, optimizer
+    return dict(feature_columns=feature_columns, optimizer=optimizer,
+                sparse_combiner=sparse_combiner, **v1_args)
 
 
 def _refuse_sdca(optimizer) -> None:
@@ -115,19 +118,12 @@ class LinearClassifierV2(Estimator):
                  label_vocabulary=None, optimizer="Ftrl", config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
                  sparse_combiner="sum"):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=True)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=True)
         head = heads.classifier_head_v2(n_classes, weight_column=weight_column,
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn_v2(features=features, labels=labels, mode=mode, head=head,
-                                       feature_columns=feature_columns, optimizer=optimizer,
-                                       config=config, sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class LinearClassifier(Estimator):
@@ -140,20 +136,13 @@ class LinearClassifier(Estimator):
                  label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
                  warm_start_from=None, loss_reduction=tf.compat.v1.losses.Reduction.SUM,
                  sparse_combiner="sum"):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=False)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=False,
+                                  partitioner=partitioner)
         head = heads.classifier_head_v1(n_classes, weight_column=weight_column,
                                         label_vocabulary=label_vocabulary,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                    feature_columns=feature_columns, optimizer=optimizer,
-                                    partitioner=partitioner, config=config,
-                                    sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class LinearRegressorV2(Estimator):
@@ -163,19 +152,12 @@ class LinearRegressorV2(Estimator):
                  optimizer="Ftrl", config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
                  sparse_combiner="sum"):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=True)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=True)
         head = heads.regression_head_v2(label_dimension=label_dimension,
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn_v2(features=features, labels=labels, mode=mode, head=head,
-                                       feature_columns=feature_columns, optimizer=optimizer,
-                                       config=config, sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class LinearRegressor(Estimator):
@@ -184,20 +166,13 @@ class LinearRegressor(Estimator):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=tf.compat.v1.losses.Reduction.SUM, sparse_combiner="sum"):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=False)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=False,
+                                  partitioner=partitioner)
         head = heads.regression_head_v1(label_dimension=label_dimension,
                                         weight_column=weight_column,
                                         loss_reduction=loss_reduction)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                    feature_columns=feature_columns, optimizer=optimizer,
-                                    partitioner=partitioner, config=config,
-                                    sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class LinearEstimatorV2(Estimator):
@@ -205,16 +180,9 @@ class LinearEstimatorV2(Estimator):
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
                  sparse_combiner="sum", warm_start_from=None):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=True)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn_v2(features=features, labels=labels, mode=mode, head=head,
-                                       feature_columns=feature_columns, optimizer=optimizer,
-                                       config=config, sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=True)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn_v2, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
 class LinearEstimator(Estimator):
@@ -222,14 +190,7 @@ class LinearEstimator(Estimator):
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
                  partitioner=None, sparse_combiner="sum", warm_start_from=None):
-        feature_columns, optimizer = _linear_args(feature_columns, optimizer,
-                                                  sparse_combiner, v2=False)
-
-        def _model_fn(features, labels, mode, config):
-            return _linear_model_fn(features=features, labels=labels, mode=mode, head=head,
-                                    feature_columns=feature_columns, optimizer=optimizer,
-                                    partitioner=partitioner, config=config,
-                                    sparse_combiner=sparse_combiner)
-
-        super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=False,
+                                  partitioner=partitioner)
+        super().__init__(model_fn=bind_model_fn(_linear_model_fn, head=head, **model_args),
+                         model_dir=model_dir, config=config, warm_start_from=warm_start_from)

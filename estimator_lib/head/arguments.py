@@ -127,3 +127,16 @@ def call_loss_fn(loss_fn: Callable, labels: tf.Tensor, logits: tf.Tensor,
             name="check_loss_shape")
         with tf.control_dependencies([check]):
             return tf.identity(unweighted_loss)
+
+
+def requested_prediction_keys(keys: Optional[Iterable[str]],
+                              valid_keys: Iterable[str]) -> Iterable[str]:
+    """`keys`, checked against `valid_keys`; all of `valid_keys` when `keys` is empty.
+
+    Raises:
+        ValueError: If a key is not in `valid_keys`.
+    """
+    if keys:
+        check_prediction_keys(keys, valid_keys)
+        return keys
+    return valid_keys

@@ -25,7 +25,7 @@ from estimator_lib.head.arguments import validate_update_ops  # noqa: F401
 from estimator_lib.head.arguments import validate_v2_optimizer  # noqa: F401
 from estimator_lib.head.checks import check_dense_labels_match_logits_and_reshape  # noqa: F401
 from estimator_lib.head.checks import check_label_range  # noqa: F401
-from estimator_lib.head.checks import check_logits_final_dim  # noqa: F401
+from estimator_lib.head.checks import check_logits_final_dim
 from estimator_lib.head.checks import get_weights_and_check_match_logits  # noqa: F401
 from estimator_lib.head.outputs import all_class_ids  # noqa: F401
 from estimator_lib.head.outputs import all_classes  # noqa: F401
@@ -34,6 +34,7 @@ from estimator_lib.head.outputs import CLASSIFY_SERVING_KEY  # noqa: F401
 from estimator_lib.head.outputs import DEFAULT_SERVING_KEY  # noqa: F401
 from estimator_lib.head.outputs import PREDICT_SERVING_KEY  # noqa: F401
 from estimator_lib.head.outputs import REGRESS_SERVING_KEY  # noqa: F401
+from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.train_op import create_estimator_spec_summary
 from estimator_lib.head.train_op import create_estimator_spec_train_op
 
@@ -130,6 +131,65 @@ class Head(abc.ABC):
                                    train_op_fn=None, update_ops=None,
                                    regularization_losses=None):
         raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
+
+
+class SingleHead(Head):
+    """What the single-task heads (binary, multi-class, multi-label, regression) share.
+
+    A subclass sets `_name`, `_loss_reduction` and `_export_outputs(predictions)`,
+    and turns a batch into its loss with `_processed_labels(logits, labels)` and
+    `_unweighted_loss_and_weights(logits, processed_labels, features)`.
+    """
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def loss_reduction(self):
+        return self._loss_reduction
+
+    def _labels_loss_and_weights(self, logits, labels, features):
+        """(checked logits, processed labels, unweighted loss, weights) of one batch."""
+        logits = check_logits_final_dim(logits, self.logits_dimension)
+        processed_labels = self._processed_labels(logits, labels)
+        unweighted_loss, weights = self._unweighted_loss_and_weights(
+            logits, processed_labels, features)
+        return logits, processed_labels, unweighted_loss, weights
+
+    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
+        """Returns the regularized training loss (a scalar)."""
+        del mode  # The loss is the same in every mode.
+        with tf.name_scope("losses"):
+            _, _, unweighted_loss, weights = self._labels_loss_and_weights(
+                logits, labels, features)
+            training_loss = reduce_loss(unweighted_loss, weights, self._loss_reduction)
+            return add_regularization(training_loss, regularization_losses)
+
+    def _add_regularization_metric(self, eval_metrics, regularization_losses) -> None:
+        """Adds the regularization_loss Mean to `eval_metrics` when there are such losses."""
+        if regularization_losses is not None:
+            eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)] = (
+                tf.keras.metrics.Mean(name=MetricKeys.LOSS_REGULARIZATION))
+
+    def _update_regularization_metric(self, eval_metrics, regularization_losses) -> None:
+        if regularization_losses is not None:
+            eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)].update_state(
+                values=tf.math.add_n(regularization_losses))
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
+        """Returns the EstimatorSpec for `mode`; see `Head`.
+
+        Export outputs: those of the subclass's `_export_outputs`.
+        """
+        return make_estimator_spec(
+            self, features=features, mode=mode, logits=logits, labels=labels,
+            optimizer=optimizer, trainable_variables=trainable_variables,
+            train_op_fn=train_op_fn, update_ops=update_ops,
+            regularization_losses=regularization_losses,
+            export_outputs_fn=self._export_outputs)
 
 
 def add_regularization(training_loss: tf.Tensor,

@@ -4,7 +4,6 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -33,7 +32,7 @@ def check_thresholds(thresholds: Optional[Iterable[float]]) -> tuple:
     return thresholds
 
 
-class BinaryClassHead(base_head.Head):
+class BinaryClassHead(base_head.SingleHead):
     """A head for binary classification: logits [D0, ... DN, 1], sigmoid cross-entropy.
 
     Labels are [D0, ... DN, 1] (or [D0, ... DN]): floats in [0, 1], or strings from
@@ -70,16 +69,8 @@ class BinaryClassHead(base_head.Head):
         self._name = name
 
     @property
-    def name(self):
-        return self._name
-
-    @property
     def logits_dimension(self):
         return 1
-
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
 
     def _processed_labels(self, logits, labels):
         """Float label ids [D0, ... DN, 1], checked to lie in [0, 1]."""
@@ -110,28 +101,13 @@ class BinaryClassHead(base_head.Head):
             features=features, weight_column=self._weight_column, logits=logits)
         return unweighted_loss, weights
 
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the regularized training loss (a scalar)."""
-        del mode  # The loss is the same in every mode.
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            unweighted_loss, weights = self._unweighted_loss_and_weights(
-                logits, labels, features)
-            training_loss = base_head.reduce_loss(unweighted_loss, weights,
-                                                  self._loss_reduction)
-            return base_head.add_regularization(training_loss, regularization_losses)
-
     def predictions(self, logits, keys=None):
         """Returns the predictions for `keys` (all of `_VALID_KEYS` when None).
 
         logistic is sigmoid(logits); probabilities the softmax of [0, logits];
         class_ids [D0, ... DN, 1] int64; classes their strings.
         """
-        if keys:
-            arguments.check_prediction_keys(keys, _VALID_KEYS)
-        else:
-            keys = _VALID_KEYS
+        keys = arguments.requested_prediction_keys(keys, _VALID_KEYS)
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         keys = set(keys)
         predictions = {}
@@ -184,9 +160,7 @@ class BinaryClassHead(base_head.Head):
                 key(MetricKeys.AUC): metric.AUC(name=MetricKeys.AUC),
                 key(MetricKeys.AUC_PR): metric.AUC(curve="PR", name=MetricKeys.AUC_PR),
             }
-            if regularization_losses is not None:
-                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = metric.Mean(
-                    name=MetricKeys.LOSS_REGULARIZATION)
+            self._add_regularization_metric(eval_metrics, regularization_losses)
             for threshold, acc_key, prec_key, rec_key in zip(
                     self._thresholds, self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD),
                     self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD),
@@ -200,9 +174,8 @@ class BinaryClassHead(base_head.Head):
                        regularization_losses=None):
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
-        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-        labels = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(logits, labels, features)
+        logits, labels, unweighted_loss, weights = self._labels_loss_and_weights(
+            logits, labels, features)
         key = self._summary_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
@@ -221,9 +194,7 @@ class BinaryClassHead(base_head.Head):
         for name in (MetricKeys.AUC, MetricKeys.AUC_PR):
             eval_metrics[key(name)].update_state(
                 y_true=labels, y_pred=logistic, sample_weight=auc_weights)
-        if regularization_losses is not None:
-            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
-                values=tf.math.add_n(regularization_losses))
+        self._update_regularization_metric(eval_metrics, regularization_losses)
         for metric_key in (self._threshold_keys(MetricKeys.ACCURACY_AT_THRESHOLD)
                            + self._threshold_keys(MetricKeys.PRECISION_AT_THRESHOLD)
                            + self._threshold_keys(MetricKeys.RECALL_AT_THRESHOLD)):
@@ -232,30 +203,11 @@ class BinaryClassHead(base_head.Head):
         return eval_metrics
 
     def _export_outputs(self, predictions):
-        classifier_output = outputs.classification_output(
-            scores=predictions[PredictionKeys.PROBABILITIES], n_classes=2,
-            label_vocabulary=self._label_vocabulary)
-        export = export_lib
-        return {
-            outputs.DEFAULT_SERVING_KEY: classifier_output,
-            outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.REGRESS_SERVING_KEY: export.RegressionOutput(
-                value=predictions[PredictionKeys.LOGISTIC]),
-            outputs.PREDICT_SERVING_KEY: export.PredictOutput(predictions),
-        }
-
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              trainable_variables=None, train_op_fn=None, update_ops=None,
-                              regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
-
-        Export outputs: 'serving_default' and 'classification' (scores: the two
-        probabilities, classes: the two class names), 'regression' (the logistic)
-        and 'predict' (every prediction).
-        """
-        return base_head.make_estimator_spec(
-            self, features=features, mode=mode, logits=logits, labels=labels,
-            optimizer=optimizer, trainable_variables=trainable_variables,
-            train_op_fn=train_op_fn, update_ops=update_ops,
-            regularization_losses=regularization_losses,
-            export_outputs_fn=self._export_outputs)
+        """'serving_default' and 'classification' (scores: the two probabilities,
+        classes: the two class names), 'regression' (the logistic) and 'predict'
+        (every prediction)."""
+        return outputs.classification_export_outputs(
+            outputs.classification_output(
+                scores=predictions[PredictionKeys.PROBABILITIES], n_classes=2,
+                label_vocabulary=self._label_vocabulary),
+            predictions, regression_value=predictions[PredictionKeys.LOGISTIC])

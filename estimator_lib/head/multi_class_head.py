@@ -4,7 +4,6 @@ from typing import Callable, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -19,7 +18,7 @@ _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKe
                PredictionKeys.ALL_CLASSES)
 
 
-class MultiClassHead(base_head.Head):
+class MultiClassHead(base_head.SingleHead):
     """A head for multi-class classification: logits [D0, ... DN, n_classes], softmax.
 
     Labels are [D0, ... DN, 1] (or [D0, ... DN]) class ids in [0, n_classes), or
@@ -54,16 +53,8 @@ class MultiClassHead(base_head.Head):
         self._name = name
 
     @property
-    def name(self):
-        return self._name
-
-    @property
     def logits_dimension(self):
         return self._n_classes
-
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
 
     def _processed_labels(self, logits, labels):
         """Integer label ids [D0, ... DN, 1], checked to lie in [0, n_classes)."""
@@ -98,24 +89,9 @@ class MultiClassHead(base_head.Head):
             features=features, weight_column=self._weight_column, logits=logits)
         return unweighted_loss, weights
 
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the regularized training loss (a scalar)."""
-        del mode  # The loss is the same in every mode.
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-            label_ids = self._processed_labels(logits, labels)
-            unweighted_loss, weights = self._unweighted_loss_and_weights(
-                logits, label_ids, features)
-            training_loss = base_head.reduce_loss(unweighted_loss, weights,
-                                                  self._loss_reduction)
-            return base_head.add_regularization(training_loss, regularization_losses)
-
     def predictions(self, logits, keys=None):
         """Returns the predictions for `keys` (all of `_VALID_KEYS` when None)."""
-        if keys:
-            arguments.check_prediction_keys(keys, _VALID_KEYS)
-        else:
-            keys = _VALID_KEYS
+        keys = arguments.requested_prediction_keys(keys, _VALID_KEYS)
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         keys = set(keys)
         predictions = {}
@@ -148,9 +124,7 @@ class MultiClassHead(base_head.Head):
         with tf.name_scope("metrics"):
             eval_metrics = {
                 key(MetricKeys.LOSS_MEAN): tf.keras.metrics.Mean(name=MetricKeys.LOSS_MEAN)}
-            if regularization_losses is not None:
-                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = tf.keras.metrics.Mean(
-                    name=MetricKeys.LOSS_REGULARIZATION)
+            self._add_regularization_metric(eval_metrics, regularization_losses)
             eval_metrics[key(MetricKeys.ACCURACY)] = tf.keras.metrics.Accuracy(
                 name=MetricKeys.ACCURACY)
         return eval_metrics
@@ -159,41 +133,21 @@ class MultiClassHead(base_head.Head):
                        regularization_losses=None):
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
-        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-        label_ids = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(
-            logits, label_ids, features)
+        logits, label_ids, unweighted_loss, weights = self._labels_loss_and_weights(
+            logits, labels, features)
         key = self._summary_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         eval_metrics[key(MetricKeys.ACCURACY)].update_state(
             y_true=label_ids, y_pred=class_ids, sample_weight=weights)
-        if regularization_losses is not None:
-            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
-                values=tf.math.add_n(regularization_losses))
+        self._update_regularization_metric(eval_metrics, regularization_losses)
         return eval_metrics
 
     def _export_outputs(self, predictions):
-        classifier_output = outputs.classification_output(
-            scores=predictions[PredictionKeys.PROBABILITIES], n_classes=self._n_classes,
-            label_vocabulary=self._label_vocabulary)
-        return {
-            outputs.DEFAULT_SERVING_KEY: classifier_output,
-            outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
-        }
-
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              trainable_variables=None, train_op_fn=None, update_ops=None,
-                              regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
-
-        Export outputs: 'serving_default' and 'classification' (scores: the
-        probabilities, classes: every class name) and 'predict'.
-        """
-        return base_head.make_estimator_spec(
-            self, features=features, mode=mode, logits=logits, labels=labels,
-            optimizer=optimizer, trainable_variables=trainable_variables,
-            train_op_fn=train_op_fn, update_ops=update_ops,
-            regularization_losses=regularization_losses,
-            export_outputs_fn=self._export_outputs)
+        """'serving_default' and 'classification' (scores: the probabilities,
+        classes: every class name) and 'predict'."""
+        return outputs.classification_export_outputs(
+            outputs.classification_output(
+                scores=predictions[PredictionKeys.PROBABILITIES], n_classes=self._n_classes,
+                label_vocabulary=self._label_vocabulary),
+            predictions)

@@ -4,7 +4,6 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -34,7 +33,7 @@ def _class_ids_for_metrics(classes, n_classes, label_vocabulary) -> tuple:
     return classes
 
 
-class MultiLabelHead(base_head.Head):
+class MultiLabelHead(base_head.SingleHead):
     """A head for multi-label classification: logits [D0, ... DN, n_classes].
 
     The loss is the sigmoid cross-entropy of each class, averaged over the classes.
@@ -92,16 +91,8 @@ class MultiLabelHead(base_head.Head):
         self._name = name
 
     @property
-    def name(self):
-        return self._name
-
-    @property
     def logits_dimension(self):
         return self._n_classes
-
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
 
     def _class_keys(self, class_id):
         """(probability mean, AUC, PR AUC) keys of one class."""
@@ -167,24 +158,9 @@ class MultiLabelHead(base_head.Head):
             features=features, weight_column=self._weight_column, logits=logits)
         return unweighted_loss, weights
 
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the regularized training loss (a scalar)."""
-        del mode  # The loss is the same in every mode.
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-            processed_labels = self._processed_labels(logits, labels)
-            unweighted_loss, weights = self._unweighted_loss_and_weights(
-                logits, processed_labels, features)
-            training_loss = base_head.reduce_loss(unweighted_loss, weights,
-                                                  self._loss_reduction)
-            return base_head.add_regularization(training_loss, regularization_losses)
-
     def predictions(self, logits, keys=None):
         """Returns logits, probabilities (sigmoid) and classes (every class name)."""
-        if keys:
-            arguments.check_prediction_keys(keys, _VALID_KEYS)
-        else:
-            keys = _VALID_KEYS
+        keys = arguments.requested_prediction_keys(keys, _VALID_KEYS)
         logits = checks.check_logits_final_dim(logits, self.logits_dimension)
         predictions = {}
         with tf.name_scope("predictions"):
@@ -208,9 +184,7 @@ class MultiLabelHead(base_head.Head):
                 key(MetricKeys.AUC): metric.AUC(name=MetricKeys.AUC),
                 key(MetricKeys.AUC_PR): metric.AUC(curve="PR", name=MetricKeys.AUC_PR),
             }
-            if regularization_losses is not None:
-                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = metric.Mean(
-                    name=MetricKeys.LOSS_REGULARIZATION)
+            self._add_regularization_metric(eval_metrics, regularization_losses)
             for threshold in self._thresholds:
                 acc, prec, rec = self._threshold_keys(threshold)
                 eval_metrics[acc] = metric.BinaryAccuracy(name=acc, threshold=threshold)
@@ -226,10 +200,8 @@ class MultiLabelHead(base_head.Head):
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
-        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-        processed_labels = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(
-            logits, processed_labels, features)
+        logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
+            logits, labels, features)
         probabilities = self.predictions(
             logits, [PredictionKeys.PROBABILITIES])[PredictionKeys.PROBABILITIES]
         key = self._summary_key
@@ -238,9 +210,7 @@ class MultiLabelHead(base_head.Head):
         for name in (MetricKeys.AUC, MetricKeys.AUC_PR):
             eval_metrics[key(name)].update_state(
                 y_true=processed_labels, y_pred=probabilities, sample_weight=weights)
-        if regularization_losses is not None:
-            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
-                values=tf.math.add_n(regularization_losses))
+        self._update_regularization_metric(eval_metrics, regularization_losses)
         for threshold in self._thresholds:
             for metric_key in self._threshold_keys(threshold):
                 eval_metrics[metric_key].update_state(
@@ -257,26 +227,10 @@ class MultiLabelHead(base_head.Head):
         return eval_metrics
 
     def _export_outputs(self, predictions):
-        classifier_output = outputs.classification_output(
-            scores=predictions[PredictionKeys.PROBABILITIES], n_classes=self._n_classes,
-            label_vocabulary=self._label_vocabulary)
-        return {
-            outputs.DEFAULT_SERVING_KEY: classifier_output,
-            outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
-        }
-
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              trainable_variables=None, train_op_fn=None, update_ops=None,
-                              regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
-
-        Export outputs: 'serving_default' and 'classification' (scores: the
-        per-class probabilities, classes: every class name) and 'predict'.
-        """
-        return base_head.make_estimator_spec(
-            self, features=features, mode=mode, logits=logits, labels=labels,
-            optimizer=optimizer, trainable_variables=trainable_variables,
-            train_op_fn=train_op_fn, update_ops=update_ops,
-            regularization_losses=regularization_losses,
-            export_outputs_fn=self._export_outputs)
+        """'serving_default' and 'classification' (scores: the per-class
+        probabilities, classes: every class name) and 'predict'."""
+        return outputs.classification_export_outputs(
+            outputs.classification_output(
+                scores=predictions[PredictionKeys.PROBABILITIES], n_classes=self._n_classes,
+                label_vocabulary=self._label_vocabulary),
+            predictions)

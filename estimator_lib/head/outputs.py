@@ -1,6 +1,6 @@
 """Serving signature keys and the class-list tensors of classification heads."""
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import tensorflow as tf
 
@@ -34,3 +34,33 @@ def classification_output(scores: tf.Tensor, n_classes: int,
     """A ClassificationOutput with every class name beside its score."""
     return export_lib.ClassificationOutput(
         scores=scores, classes=all_classes(scores, n_classes, label_vocabulary))
+
+
+def classification_export_outputs(classifier_output, predictions: Mapping,
+                                  regression_value: Optional[tf.Tensor] = None) -> dict:
+    """A classification head's export outputs.
+
+    'serving_default' and 'classification' serve `classifier_output`; 'regression'
+    (only when `regression_value` is given) serves that value; 'predict' serves
+    every prediction.
+    """
+    export_outputs = {
+        DEFAULT_SERVING_KEY: classifier_output,
+        CLASSIFY_SERVING_KEY: classifier_output,
+    }
+    if regression_value is not None:
+        export_outputs[REGRESS_SERVING_KEY] = export_lib.RegressionOutput(
+            value=regression_value)
+    export_outputs[PREDICT_SERVING_KEY] = export_lib.PredictOutput(predictions)
+    return export_outputs
+
+
+def regression_export_outputs(value: tf.Tensor, predictions: Mapping) -> dict:
+    """A regression head's export outputs: 'serving_default' and 'regression' serve
+    `value` (a RegressionOutput, one value per example), 'predict' every prediction."""
+    regression_output = export_lib.RegressionOutput(value=value)
+    return {
+        DEFAULT_SERVING_KEY: regression_output,
+        REGRESS_SERVING_KEY: regression_output,
+        PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
+    }

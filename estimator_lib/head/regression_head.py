@@ -4,7 +4,6 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
-from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
@@ -13,7 +12,7 @@ from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
 
 
-class RegressionHead(base_head.Head):
+class RegressionHead(base_head.SingleHead):
     """A head for regression: logits [D0, ... DN, label_dimension], squared error loss.
 
     Labels are float [D0, ... DN, label_dimension] (or [D0, ... DN] when
@@ -48,16 +47,8 @@ class RegressionHead(base_head.Head):
         self._name = name
 
     @property
-    def name(self):
-        return self._name
-
-    @property
     def logits_dimension(self):
         return self._logits_dimension
-
-    @property
-    def loss_reduction(self):
-        return self._loss_reduction
 
     def _processed_labels(self, logits, labels):
         labels = checks.check_dense_labels_match_logits_and_reshape(
@@ -82,18 +73,6 @@ class RegressionHead(base_head.Head):
             allow_per_logit_weights=True)
         return unweighted_loss, weights
 
-    def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the regularized training loss (a scalar)."""
-        del mode  # The loss is the same in every mode.
-        with tf.name_scope("losses"):
-            logits = checks.check_logits_final_dim(logits, self._logits_dimension)
-            labels = self._processed_labels(logits, labels)
-            unweighted_loss, weights = self._unweighted_loss_and_weights(
-                logits, labels, features)
-            training_loss = base_head.reduce_loss(unweighted_loss, weights,
-                                                  self._loss_reduction)
-            return base_head.add_regularization(training_loss, regularization_losses)
-
     def predictions(self, logits):
         """Returns {'predictions'} (and 'logits' when there is an inverse link)."""
         logits = checks.check_logits_final_dim(logits, self._logits_dimension)
@@ -113,19 +92,15 @@ class RegressionHead(base_head.Head):
                 key(MetricKeys.PREDICTION_MEAN): mean(name=MetricKeys.PREDICTION_MEAN),
                 key(MetricKeys.LABEL_MEAN): mean(name=MetricKeys.LABEL_MEAN),
             }
-            if regularization_losses is not None:
-                eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)] = mean(
-                    name=MetricKeys.LOSS_REGULARIZATION)
+            self._add_regularization_metric(eval_metrics, regularization_losses)
         return eval_metrics
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
         predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
-        logits = checks.check_logits_final_dim(logits, self.logits_dimension)
-        processed_labels = self._processed_labels(logits, labels)
-        unweighted_loss, weights = self._unweighted_loss_and_weights(
-            logits, processed_labels, features)
+        logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
+            logits, labels, features)
         key = self._summary_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
@@ -133,34 +108,14 @@ class RegressionHead(base_head.Head):
             values=processed_labels, sample_weight=weights)
         base_head.update_metric_with_broadcast_weights(
             eval_metrics[key(MetricKeys.PREDICTION_MEAN)], predicted_value, weights)
-        if regularization_losses is not None:
-            eval_metrics[key(MetricKeys.LOSS_REGULARIZATION)].update_state(
-                values=tf.math.add_n(regularization_losses))
+        self._update_regularization_metric(eval_metrics, regularization_losses)
         return eval_metrics
 
     def _export_outputs(self, predictions):
-        regression_output = export_lib.RegressionOutput(
-            value=predictions[PredictionKeys.PREDICTIONS])
-        return {
-            outputs.DEFAULT_SERVING_KEY: regression_output,
-            outputs.REGRESS_SERVING_KEY: regression_output,
-            outputs.PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions),
-        }
-
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              trainable_variables=None, train_op_fn=None, update_ops=None,
-                              regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see `base_head.Head`.
-
-        Export outputs: 'serving_default' and 'regression' (the predictions; a
-        RegressionOutput, which serves one value per example) and 'predict'.
-        """
-        return base_head.make_estimator_spec(
-            self, features=features, mode=mode, logits=logits, labels=labels,
-            optimizer=optimizer, trainable_variables=trainable_variables,
-            train_op_fn=train_op_fn, update_ops=update_ops,
-            regularization_losses=regularization_losses,
-            export_outputs_fn=self._export_outputs)
+        """'serving_default' and 'regression' (the predictions; a RegressionOutput,
+        which serves one value per example) and 'predict'."""
+        return outputs.regression_export_outputs(
+            predictions[PredictionKeys.PREDICTIONS], predictions)
 
 
 class PoissonRegressionHead(RegressionHead):

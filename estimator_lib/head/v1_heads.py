@@ -9,7 +9,6 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib import export as export_lib
 from estimator_lib.head import arguments
 from estimator_lib.head import checks
 from estimator_lib.head import outputs
@@ -27,7 +26,6 @@ from estimator_lib.head.vocabulary import check_label_vocabulary
 from estimator_lib.head.vocabulary import Vocabulary
 
 _SUM = tf.compat.v1.losses.Reduction.SUM
-_export = export_lib
 
 
 class _ClassifierV1(V1Head):
@@ -106,14 +104,9 @@ class BinaryLogisticHeadV1(_ClassifierV1):
         return predictions
 
     def _export_outputs(self, predictions):
-        classifier_output = self._classification_output(predictions)
-        return {
-            outputs.DEFAULT_SERVING_KEY: classifier_output,
-            outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.REGRESS_SERVING_KEY: _export.RegressionOutput(
-                value=predictions[PredictionKeys.LOGISTIC]),
-            outputs.PREDICT_SERVING_KEY: _export.PredictOutput(predictions),
-        }
+        return outputs.classification_export_outputs(
+            self._classification_output(predictions), predictions,
+            regression_value=predictions[PredictionKeys.LOGISTIC])
 
     def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
         metrics = tf.compat.v1.metrics
@@ -199,12 +192,8 @@ class MultiClassHeadV1(_ClassifierV1):
         return predictions
 
     def _export_outputs(self, predictions):
-        classifier_output = self._classification_output(predictions)
-        return {
-            outputs.DEFAULT_SERVING_KEY: classifier_output,
-            outputs.CLASSIFY_SERVING_KEY: classifier_output,
-            outputs.PREDICT_SERVING_KEY: _export.PredictOutput(predictions),
-        }
+        return outputs.classification_export_outputs(
+            self._classification_output(predictions), predictions)
 
     def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
         metrics = tf.compat.v1.metrics
@@ -262,13 +251,8 @@ class RegressionHeadV1(V1Head):
         return {PredictionKeys.PREDICTIONS: logits}
 
     def _export_outputs(self, predictions):
-        regression_output = _export.RegressionOutput(
-            value=predictions[PredictionKeys.PREDICTIONS])
-        return {
-            outputs.DEFAULT_SERVING_KEY: regression_output,
-            outputs.REGRESS_SERVING_KEY: regression_output,
-            outputs.PREDICT_SERVING_KEY: _export.PredictOutput(predictions),
-        }
+        return outputs.regression_export_outputs(
+            predictions[PredictionKeys.PREDICTIONS], predictions)
 
     def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
         metrics = tf.compat.v1.metrics
