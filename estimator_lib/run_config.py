@@ -1,8 +1,7 @@
-"""RunConfig: where and how an Estimator runs, and TF_CONFIG parsing."""
+"""RunConfig: where and how an Estimator runs (TF_CONFIG is read by tf_config.py)."""
 
 import copy
 import dataclasses
-import json
 import numbers
 import os
 from typing import Any, Callable, Dict, Optional
@@ -11,21 +10,11 @@ import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.util import function_utils
 
-TF_CONFIG_VARIABLE = "TF_CONFIG"
+from estimator_lib.tf_config import TF_CONFIG_VARIABLE  # noqa: F401  (re-exported)
+from estimator_lib.tf_config import TaskType
+from estimator_lib.tf_config import cluster_settings
+from estimator_lib.tf_config import read_tf_config
 
-
-class TaskType:
-    MASTER = "master"
-    PS = "ps"
-    WORKER = "worker"
-    CHIEF = "chief"
-    EVALUATOR = "evaluator"
-
-
-_KNOWN_TASK_TYPES = (TaskType.MASTER, TaskType.PS, TaskType.WORKER, TaskType.CHIEF,
-                     TaskType.EVALUATOR)
-
-# Sentinel: "the caller did not set this checkpoint cadence".
 _USE_DEFAULT = object()
 
 # The fields `RunConfig.replace` may change (all user-settable ones).
@@ -45,153 +34,6 @@ def get_default_session_config() -> tf.compat.v1.ConfigProto:
     return tf.compat.v1.ConfigProto(
         allow_soft_placement=True,
         graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite))
-
-
-def read_tf_config() -> Dict[str, Any]:
-    """Parses the TF_CONFIG environment variable ({} when unset)."""
-    raw = os.environ.get(TF_CONFIG_VARIABLE, "")
-    if not raw.strip():
-        return {}
-    try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ValueError(
-            f"TF_CONFIG is not valid JSON ({e.msg} at position {e.pos}). It must be a JSON "
-            'object such as {"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]}, '
-            '"task": {"type": "worker", "index": 0}}.') from None
-    if not isinstance(parsed, dict):
-        raise ValueError(
-            f"TF_CONFIG must be a JSON object with `cluster` and `task`. "
-            f"Received a JSON {type(parsed).__name__}.")
-    return parsed
-
-
-@dataclasses.dataclass(frozen=True)
-class _ClusterSettings:
-    cluster_spec: tf.train.ClusterSpec
-    task_type: str
-    task_id: int
-    is_chief: bool
-    master: str
-    evaluation_master: str
-    num_ps_replicas: int
-    num_worker_replicas: int
-    global_id_in_cluster: Optional[int]
-    service: Optional[dict]
-
-
-def _local_settings(tf_config) -> _ClusterSettings:
-    task = tf_config.get("task", {}) or {}
-    task_type = task.get("type", TaskType.WORKER)
-    task_id = int(task.get("index", 0))
-    if task_type != TaskType.WORKER:
-        raise ValueError(
-            'If "cluster" is not set in TF_CONFIG, task type must be WORKER (a local run '
-            f"is worker 0). Received: task type={task_type!r}.")
-    if task_id != 0:
-        raise ValueError(
-            'If "cluster" is not set in TF_CONFIG, task index must be 0 (a local run is '
-            f"worker 0). Received: index={task_id}.")
-    return _ClusterSettings(
-        cluster_spec=tf.train.ClusterSpec({}), task_type=task_type, task_id=task_id,
-        is_chief=True, master=tf_config.get("session_master", ""),
-        evaluation_master=tf_config.get("eval_session_master", ""), num_ps_replicas=0,
-        num_worker_replicas=1, global_id_in_cluster=0, service=tf_config.get("service"))
-
-
-def _task_from(cluster_spec, task, chief_type):
-    # In the original's order: the chief count, then the task. Task types other than the
-    # known ones are accepted as workers of their own job, as the original did.
-    if chief_type not in cluster_spec.jobs:
-        raise ValueError(
-            f'If "cluster" is set in TF_CONFIG, it must have one "{chief_type}" node. '
-            f"Received cluster jobs: {sorted(cluster_spec.jobs)}.")
-    if len(cluster_spec.job_tasks(chief_type)) > 1:
-        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" node.')
-    task_type = task.get("type")
-    task_id = task.get("index")
-    if not task_type:
-        raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
-    if task_id is None:
-        raise ValueError('If "cluster" is set in TF_CONFIG, task index must be set.')
-    task_id = int(task_id)
-    if task_id < 0:
-        raise ValueError(f"Task index must be non-negative number. Received: index={task_id}.")
-    if task_type == TaskType.EVALUATOR:
-        return task_type, task_id
-    if task_type not in cluster_spec.jobs:
-        raise ValueError(
-            f"{task_type} is not a valid task_type in the cluster_spec: {cluster_spec.as_dict()}."
-            " Note that these values may be coming from the TF_CONFIG environment variable.")
-    if task_id >= len(cluster_spec.job_tasks(task_type)):
-        raise ValueError(
-            f"{task_id} is not a valid task_id for task_type {task_type} in the cluster_spec: "
-            f"{cluster_spec.as_dict()}. Note that these values may be coming from the "
-            "TF_CONFIG environment variable.")
-    return task_type, task_id
-
-
-def _global_id(cluster_spec, task_type, task_id, chief_type):
-    # Chief first, then the other jobs alphabetically, parameter servers last.
-    order = [chief_type] + [j for j in sorted(cluster_spec.jobs)
-                            if j not in (chief_type, TaskType.PS)]
-    if TaskType.PS in cluster_spec.jobs:
-        order.append(TaskType.PS)
-    offset = 0
-    for job in order:
-        if job == task_type:
-            return offset + task_id
-        offset += len(cluster_spec.job_tasks(job))
-    raise RuntimeError(f"Task type {task_type!r} is not in the cluster {cluster_spec.as_dict()}.")
-
-
-def _cluster_settings(tf_config) -> _ClusterSettings:
-    cluster = tf_config.get("cluster") or {}
-    task = tf_config.get("task", {}) or {}
-    service = tf_config.get("service")
-    if service is not None and not isinstance(service, dict):
-        raise TypeError(f'If "service" is set in TF_CONFIG, it must be a dict. Given {service!r}')
-    if not cluster:
-        if task.get("type") == TaskType.EVALUATOR:
-            pass
-        else:
-            return _local_settings(tf_config)
-    cluster_spec = tf.train.ClusterSpec(cluster)
-    jobs = cluster_spec.jobs
-    if TaskType.MASTER in jobs and TaskType.CHIEF in jobs:
-        raise ValueError("If `master` node exists in `cluster`, job `chief` is not supported "
-                         "(name a `chief` or a legacy `master`, not both).")
-    chief_type = TaskType.MASTER if TaskType.MASTER in jobs else TaskType.CHIEF
-    if cluster_spec.jobs or task.get("type") != TaskType.EVALUATOR:
-        task_type, task_id = _task_from(cluster_spec, task, chief_type)
-    else:
-        task_type, task_id = _task_from(tf.train.ClusterSpec({chief_type: ["unused:0"]}),
-                                        task, chief_type)
-    if task_type == TaskType.EVALUATOR and chief_type == TaskType.MASTER:
-        raise ValueError(
-            "If `master` node exists in `cluster`, task_type `evaluator` is not supported. "
-            "Name the chief `chief` to run an evaluator task.")
-    if task_type == TaskType.EVALUATOR:
-        # The evaluator is not part of the training cluster.
-        return _ClusterSettings(
-            cluster_spec=tf.train.ClusterSpec({}), task_type=task_type, task_id=task_id,
-            is_chief=False, master="", evaluation_master=tf_config.get("eval_session_master", ""),
-            num_ps_replicas=0, num_worker_replicas=0, global_id_in_cluster=None, service=service)
-
-
-    if "session_master" in tf_config:
-        master = tf_config["session_master"]
-    elif len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
-        master = ""  # A one-node cluster runs locally, faster than over RPC.
-    else:
-        master = "grpc://" + cluster_spec.job_tasks(task_type)[task_id]
-    return _ClusterSettings(
-        cluster_spec=cluster_spec, task_type=task_type, task_id=task_id,
-        is_chief=task_type == chief_type, master=master, evaluation_master="",
-        num_ps_replicas=len(cluster.get(TaskType.PS, [])),
-        num_worker_replicas=len(cluster.get(TaskType.WORKER, [])) + 1,
-        global_id_in_cluster=_global_id(cluster_spec, task_type, task_id, chief_type),
-        service=service)
 
 
 def _check_non_negative(name, value):
@@ -265,7 +107,7 @@ class RunConfig:
         self._validate()
         for strategy in (self.train_distribute, self.eval_distribute):
             _check_strategy(strategy)
-        self.__dict__["_cluster"] = _cluster_settings(tf_config)
+        self.__dict__["_cluster"] = cluster_settings(tf_config)
         for strategy in (self.train_distribute, self.eval_distribute):
             _check_ps_strategy(strategy, self.num_ps_replicas)
         if self.session_config is None and self.cluster_spec.as_dict() and (
