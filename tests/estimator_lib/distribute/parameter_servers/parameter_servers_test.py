@@ -11,11 +11,13 @@ Every process a test started is killed with SIGKILL at its end (and by the kerne
 if the test process dies first).
 """
 
+import contextlib
 import ctypes
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,7 +29,6 @@ import tensorflow as tf
 
 import estimator_lib as el
 from estimator_lib.distribute import parameter_servers
-from tests.estimator_lib.distribute.multi_worker.launch import free_port
 from tests.estimator_lib.distribute.multi_worker.launch import kill_all
 from tests.estimator_lib.distribute.multi_worker.launch import wait_all
 
@@ -46,8 +47,13 @@ def _die_with_parent():
 
 
 def _cluster(chief="chief"):
-    return {"ps": [f"127.0.0.1:{free_port()}"], chief: [f"127.0.0.1:{free_port()}"],
-            "worker": [f"127.0.0.1:{free_port()}"]}
+    """One ps, chief and worker on three different free ports of 127.0.0.1."""
+    with contextlib.ExitStack() as stack:  # Held together: the ports differ.
+        sockets = [stack.enter_context(socket.socket()) for _ in range(3)]
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        ps, chief_port, worker = (f"127.0.0.1:{s.getsockname()[1]}" for s in sockets)
+    return {"ps": [ps], chief: [chief_port], "worker": [worker]}
 
 
 def _launch(tasks, cluster, model_dir, out_dir, *args, env=None):
