@@ -28,8 +28,8 @@ _BLOCK = re.compile(r"^```python run:(?P<tag>[\w:]+)\n(?P<code>.*?)^```$", re.M 
 _COLUMNS = ("legacy", "estimator_lib", "tf2")
 # The topics the migration reference must cover, each in all three columns.
 _TOPICS = ("model_to_estimator", "model_fn", "input_fn", "hooks", "run_config",
-           "train_and_evaluate", "exporters", "early_stopping", "warm_start", "canned",
-           "tpu_estimator")
+           "train_and_evaluate", "parameter_servers", "exporters", "early_stopping",
+           "warm_start", "canned", "tpu_estimator")
 
 
 def _read_doc() -> str:
@@ -90,13 +90,19 @@ class MigrationDocTest(parameterized.TestCase, tf.test.TestCase):
         stdout = io.StringIO()
         tf.keras.backend.clear_session()
         temp_root = tempfile.mkdtemp(dir=self.get_temp_dir())
+        # A snippet may set TF_CONFIG, as a task's launcher would: restored after.
         with mock.patch.object(tempfile, "tempdir", temp_root), \
-                contextlib.redirect_stdout(stdout):
+                mock.patch.dict(os.environ), contextlib.redirect_stdout(stdout):
             for name in ("prelude", tag):
                 code = compile(_SNIPPETS[name], f"{_DOC}:{name}", "exec")
                 exec(code, namespace)  # pylint: disable=exec-used
         if tag.startswith(("hooks:", "hook_callback:")):
             self.assertEqual(stdout.getvalue().strip().splitlines()[-1], "3")
+        if tag.startswith("parameter_servers:"):
+            self.assertEqual(stdout.getvalue().splitlines()[0], "worker 1 1")
+        if tag in ("parameter_servers:legacy", "parameter_servers:estimator_lib"):
+            self.assertEqual(stdout.getvalue().splitlines()[1],
+                             "['/job:ps', '/job:worker/task:1']")
 
 
 if __name__ == "__main__":

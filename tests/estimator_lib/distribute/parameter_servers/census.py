@@ -7,12 +7,17 @@ parameter-server job, each task with its own TF_CONFIG:
 
 It uses only `tf.estimator` names: the same file runs on the original (TF 2.15 with
 tensorflow-estimator). `--print-steps` prints `STEP n` after every run (for a test to
-act mid-training) and `START STEP n` when its session starts; every task prints `DONE <task>` when train_and_evaluate returns.
+act mid-training) and `START STEP n` when its session starts; every task prints
+`DONE <task>` when train_and_evaluate returns. `--hold-chief FILE` keeps the chief (or
+master) before its next step while FILE exists, printing `HELD` when it starts
+waiting, so that a test can let a worker join (or train alone) first — a worker polls
+for the chief's variables only every 30 s — or act while no checkpoint is being written.
 """
 
 import argparse
 import json
 import os
+import time
 
 import numpy as np
 import tensorflow as tf
@@ -58,13 +63,26 @@ class PrintSteps(tf.compat.v1.train.SessionRunHook):
         print("STEP", run_values.results, flush=True)
 
 
+class HoldWhileFileExists(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, path):
+        self._path = path
+
+    def before_run(self, run_context):
+        if os.path.exists(self._path):
+            print("HELD", flush=True)
+        while os.path.exists(self._path):
+            time.sleep(0.05)  # The test removes the file from another process.
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--job-dir", required=True)
     parser.add_argument("--train-steps", type=int, default=40)
     parser.add_argument("--print-steps", action="store_true")
     parser.add_argument("--throttle-secs", type=float, default=1)
+    parser.add_argument("--hold-chief")
     args = parser.parse_args()
+    task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
     age = tf.feature_column.numeric_column("age")
     hours = tf.feature_column.numeric_column("hours_per_week")
     education = tf.feature_column.categorical_column_with_vocabulary_list(
@@ -76,6 +94,8 @@ def main():
         dnn_feature_columns=[tf.feature_column.indicator_column(education), age, hours],
         dnn_hidden_units=[8, 4])
     hooks = [PrintSteps()] if args.print_steps else []
+    if args.hold_chief and task.get("type") in ("chief", "master"):
+        hooks.append(HoldWhileFileExists(args.hold_chief))
     train_spec = tf.estimator.TrainSpec(input_fn(256, 0, True), max_steps=args.train_steps,
                                         hooks=hooks)
     exporter = tf.estimator.FinalExporter("census", serving_input_fn)
@@ -83,7 +103,6 @@ def main():
                                       exporters=[exporter], start_delay_secs=0,
                                       throttle_secs=args.throttle_secs)
     tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
-    task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
     print("DONE", f"{task.get('type')}{task.get('index')}", flush=True)
 
 
