@@ -49,6 +49,9 @@ class ModelGraph:
 
     def start_graph(self, graph: tf.Graph) -> tf.Variable:
         """Seeds the new graph and creates its global step."""
+        # A distributed job's session may still be closing on a thread (tf_patches,
+        # patch 2): building a graph while a session closes can abort the process.
+        tf_patches.wait_for_closing_sessions()
         if self.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(self.config.tf_random_seed)
         global_step = tf.compat.v1.train.create_global_step(graph)

@@ -16,9 +16,15 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    one, whose initializer the Estimator runs with the arrays fed
    (`FedArrays.initializers`).
 2. `close_in_background(session)` — replaces one session's `close` (that instance
-   only). Why: closing a session destroys its tf.data iterators, whose destructor
-   waits 0-12 s for tf.data's autotune thread. In force for the sessions the
-   Estimator creates, after the hooks' `end()` has run.
+   only), so that it returns at once and the session closes on a daemon thread. Why:
+   in a multi-worker or parameter-server job, closing a session whose peer task died
+   never returns, and the survivors must end with an error naming that task. When:
+   the training sessions of distributed jobs only (training/session.py), after the
+   hooks' `end()`; the next train, evaluate, predict or export joins it before
+   building its graph. Local sessions close on the caller's thread, as the original
+   did: closing in the background there (to skip the 0-12 s tf.data autotune wait)
+   aborted the process now and then when graphs were built while a session closed
+   (about one run in three of the original's InMemoryEvaluatorHook test).
 3. `keras_initializers_seeded(seed)` — swaps tf_keras' private seed generator while a
    model_fn runs with `RunConfig.tf_random_seed` set, restored after. Why: tf_keras
    draws seeds for unseeded initializers from its own generator, not the graph seed,

@@ -13,10 +13,19 @@ from estimator_lib.distribute.cluster_wait import unreachable_tasks
 
 
 class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
-    """`tf.compat.v1.train.ChiefSessionCreator` whose sessions close in the background."""
+    """`tf.compat.v1.train.ChiefSessionCreator`; with `close_in_background`, its sessions
+    close on a thread (tf_patches, patch 2: distributed jobs only, where closing a
+    session to a task that died never returns)."""
+
+    def __init__(self, *args, close_in_background: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._close_in_background = close_in_background
 
     def create_session(self):
-        return tf_patches.close_in_background(super().create_session())
+        session = super().create_session()
+        if self._close_in_background:
+            return tf_patches.close_in_background(session)
+        return session
 
 
 _MULTI_WORKER = "multi-worker"
@@ -70,7 +79,8 @@ class _ResumingSessionCreator(ChiefSessionCreator):
 
     def __init__(self, model_dir, first_checkpoint, cluster=None, job=_MULTI_WORKER,
                  **kwargs):
-        super().__init__(checkpoint_filename_with_path=first_checkpoint, **kwargs)
+        super().__init__(checkpoint_filename_with_path=first_checkpoint,
+                         close_in_background=cluster is not None, **kwargs)
         self._model_dir = model_dir
         self._cluster = cluster
         self._job = job

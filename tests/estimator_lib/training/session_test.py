@@ -52,10 +52,19 @@ class CloseInBackgroundTest(tf.test.TestCase):
         for slow in sessions:
             slow.release.set()
 
-    def test_real_session_is_closed_in_the_background(self):
+    def test_a_local_session_closes_on_the_callers_thread(self):
         with tf.Graph().as_default():
             value = tf.constant(3)
             creator = session_lib.ChiefSessionCreator()
+            with tf.compat.v1.train.MonitoredSession(session_creator=creator) as session:
+                self.assertEqual(session.run(value), 3)
+                raw = session._tf_sess()
+        self.assertTrue(raw._closed)  # Closed when MonitoredSession returned.
+
+    def test_real_session_is_closed_in_the_background(self):
+        with tf.Graph().as_default():
+            value = tf.constant(3)
+            creator = session_lib.ChiefSessionCreator(close_in_background=True)
             with tf.compat.v1.train.MonitoredSession(session_creator=creator) as session:
                 self.assertEqual(session.run(value), 3)
                 raw = session._tf_sess()
