@@ -157,6 +157,10 @@ class RunConfig(core_run_config.RunConfig):
                 session_config.cluster_def.CopyFrom(cluster_spec.as_cluster_def())
             kwargs["session_config"] = session_config
         super().__init__(**kwargs)
+        if kwargs.get("session_config") is None:
+            # As the original's TPU RunConfig: no distributed default session config
+            # (device filters) from a TF_CONFIG cluster.
+            object.__setattr__(self, "session_config", None)
         if master is None:
             master = cluster.master() if cluster is not None else super().master
         if evaluation_master is None:

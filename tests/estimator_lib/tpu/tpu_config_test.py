@@ -160,3 +160,18 @@ class RunConfigTest(tf.test.TestCase):
 
 if __name__ == "__main__":
     tf.test.main()
+
+
+class ClusterSessionConfigTest(tf.test.TestCase):
+
+    def test_a_cluster_gives_no_default_session_config_to_the_tpu_run_config(self):
+        # The core RunConfig gives a ps cluster the original's device filters; the
+        # original's TPU RunConfig never did.
+        cluster = {"cluster": {"chief": ["h:3"], "ps": ["a:1"], "worker": ["b:2"]},
+                   "task": {"type": "chief", "index": 0}}
+        with mock.patch.dict(os.environ, {"TF_CONFIG": json.dumps(cluster)}):
+            self.assertIsNone(tpu.RunConfig().session_config)
+            self.assertEqual(list(estimator_lib.RunConfig().session_config.device_filters),
+                             ["/job:ps", "/job:chief"])
+            given = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+            self.assertIs(tpu.RunConfig(session_config=given).session_config, given)
