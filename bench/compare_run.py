@@ -109,7 +109,7 @@ def keras_module(tf):
 
 
 def _cnn(keras, *, softmax=True):
-    """The seed CNN, layer for layer as estimator_lib.jobs.models.make_cnn."""
+    """The seed CNN, layer for layer as estimator_lib.bin.jobs.models.make_cnn."""
     inputs = keras.Input(shape=(28, 28, 1), name="images")
     x = keras.layers.Conv2D(32, 3, activation="relu")(inputs)
     x = keras.layers.MaxPooling2D()(x)
@@ -169,7 +169,7 @@ def _run_estimator(tf, args, images, labels, steps):
             model.compile(optimizer=tf.compat.v1.train.AdamOptimizer(LEARNING_RATE),
                           loss="categorical_crossentropy", metrics=["accuracy"])
         else:
-            from estimator_lib.jobs import models  # pylint: disable=import-outside-toplevel
+            from estimator_lib.bin.jobs import models  # pylint: disable=import-outside-toplevel
             model = models.make_cnn(learning_rate=LEARNING_RATE)
         estimator = to_estimator(keras_model=model, config=config)
     else:

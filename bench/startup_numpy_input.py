@@ -20,7 +20,7 @@ import estimator_lib as el  # noqa: F401  (before TensorFlow: Keras 2)
 import numpy as np
 import tensorflow as tf
 
-from estimator_lib.jobs import models
+from estimator_lib.bin.jobs import models
 
 
 class _FirstStepHook(tf.compat.v1.train.SessionRunHook):

@@ -20,7 +20,7 @@ from estimator_lib.flags import definitions as defs
 
 # Loaded in main, after the flags are parsed (cli.lazy_module).
 oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
-progress = cli.lazy_module("estimator_lib.jobs.progress")
+progress = cli.lazy_module("estimator_lib.bin.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.download_oct"
 KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)

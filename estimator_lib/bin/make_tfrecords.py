@@ -23,7 +23,7 @@ tf = cli.lazy_module("tensorflow")
 errors = cli.lazy_module("estimator_lib.datasets.errors")
 oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
 tfrecord_writer = cli.lazy_module("estimator_lib.datasets.tfrecord_writer")
-progress = cli.lazy_module("estimator_lib.jobs.progress")
+progress = cli.lazy_module("estimator_lib.bin.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.make_tfrecords"
 KEY_FLAGS = (defs.DATA_DIR, defs.OUTPUT_DIR, defs.IMAGE_FORMAT, defs.IMAGE_SIZE,

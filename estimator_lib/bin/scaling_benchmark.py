@@ -34,9 +34,9 @@ from estimator_lib.flags import definitions as defs
 
 # Loaded in main, after the flags are parsed (cli.lazy_module).
 tf = cli.lazy_module("tensorflow")
-devices_lib = cli.lazy_module("estimator_lib.jobs.devices")
-job = cli.lazy_module("estimator_lib.jobs.job")
-scaling_report = cli.lazy_module("estimator_lib.jobs.scaling_report")
+devices_lib = cli.lazy_module("estimator_lib.bin.jobs.devices")
+job = cli.lazy_module("estimator_lib.bin.jobs.job")
+scaling_report = cli.lazy_module("estimator_lib.bin.jobs.scaling_report")
 
 PROGRAM = "estimator_lib.bin.scaling_benchmark"
 TRAIN_MODULE = "estimator_lib.bin.train"

@@ -35,7 +35,7 @@ KEY_FLAGS = (
 
 def config_from_flags():
     """The job the flags describe, as plain values (a `job.JobConfig`)."""
-    from estimator_lib.jobs import job  # pylint: disable=import-outside-toplevel
+    from estimator_lib.bin.jobs import job  # pylint: disable=import-outside-toplevel
     return job.JobConfig(
         model_dir=defs.MODEL_DIR.value, dataset=defs.DATASET.value,
         data_dir=defs.DATA_DIR.value, model=defs.MODEL.value, weights=defs.WEIGHTS.value,
@@ -58,7 +58,7 @@ def main(argv):
             f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
     # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.
-    from estimator_lib.jobs import job
+    from estimator_lib.bin.jobs import job
     config = config_from_flags()
     logger = tf.get_logger()
     verbosity, propagate = logger.level, logger.propagate

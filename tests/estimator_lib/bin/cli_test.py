@@ -21,7 +21,7 @@ from absl.testing import flagsaver
 
 from estimator_lib.bin import cli
 from estimator_lib.bin import download_oct
-from estimator_lib.jobs import job
+from estimator_lib.bin.jobs import job
 from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin import scaling_benchmark
 from estimator_lib.bin import train

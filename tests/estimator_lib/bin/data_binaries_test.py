@@ -18,7 +18,7 @@ from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin import download_oct
 from estimator_lib.bin import input_benchmark
 from estimator_lib.bin import make_tfrecords
-from estimator_lib.jobs import progress
+from estimator_lib.bin.jobs import progress
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data",
                       "oct-sample")

@@ -14,7 +14,7 @@ from absl import flags as absl_flags
 from absl.testing import flagsaver
 
 from estimator_lib.bin import scaling_benchmark
-from estimator_lib.jobs import scaling_report
+from estimator_lib.bin.jobs import scaling_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

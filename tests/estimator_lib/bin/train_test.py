@@ -15,7 +15,7 @@ from absl.testing import flagsaver
 
 from tests.datasets import fixtures
 from estimator_lib.datasets.errors import BadDataError
-from estimator_lib.jobs import job
+from estimator_lib.bin.jobs import job
 from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin import train
 from estimator_lib.hooks import throughput

@@ -356,7 +356,7 @@ class TrainBinaryTest(tf.test.TestCase):
         from absl import flags as absl_flags  # pylint: disable=g-import-not-at-top
         from absl.testing import flagsaver  # pylint: disable=g-import-not-at-top
 
-        from estimator_lib.jobs import job  # pylint: disable=g-import-not-at-top
+        from estimator_lib.bin.jobs import job  # pylint: disable=g-import-not-at-top
         from estimator_lib.bin import train  # pylint: disable=g-import-not-at-top
         if not absl_flags.FLAGS.is_parsed():
             absl_flags.FLAGS(["steps_loop_test"])

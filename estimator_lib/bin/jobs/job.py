@@ -25,9 +25,9 @@ from estimator_lib.datasets import errors
 from estimator_lib.datasets import folder_scan
 from estimator_lib.datasets.errors import BadDataError
 from estimator_lib.datasets.errors import DownloadError
-from estimator_lib.jobs import devices as devices_lib
-from estimator_lib.jobs import job_inputs as inputs_lib
-from estimator_lib.jobs import models
+from estimator_lib.bin.jobs import devices as devices_lib
+from estimator_lib.bin.jobs import job_inputs as inputs_lib
+from estimator_lib.bin.jobs import models
 from estimator_lib.hooks import throughput
 from estimator_lib.run_config import get_default_session_config
 from estimator_lib.training import model_dir_lock

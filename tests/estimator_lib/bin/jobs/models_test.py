@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 import tf_keras
 
-from estimator_lib.jobs import models
+from estimator_lib.bin.jobs import models
 
 
 class ModelsTest(tf.test.TestCase):
