@@ -28,6 +28,7 @@ nor tf_keras at module level: the original's interpreter has neither.
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 
@@ -84,6 +85,8 @@ def main(argv=None):
 
     step_ends, extra = _RUNNERS[args.framework](tf, args, images, labels, steps)
     returned = time.time()
+    # Peak resident memory of this process up to the training call's return (Linux: KiB).
+    peak_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result = {
         "framework": args.framework, "devices": args.devices,
         "global_batch_size": args.batch_size, "examples": args.examples,
@@ -91,6 +94,7 @@ def main(argv=None):
         "tf_version": tf.__version__, "python": sys.version.split()[0],
         "launch": launch, "interpreter_started": _STARTED, "imported": imported,
         "data_ready": data_ready, "step_ends": step_ends, "returned": returned,
+        "peak_rss_kb": peak_rss_kb,
     }
     result.update(extra)
     with open(args.result, "w", encoding="utf-8") as f:

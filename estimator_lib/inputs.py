@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Tuple
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from estimator_lib import _keras_switch
+from estimator_lib import _keras_switch, tf_patches
 
 
 class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
@@ -89,7 +89,8 @@ def parse_input_fn_result(result, feeds=None
     """
     hooks = []
     if is_dataset(result):
-        iterator = tf.compat.v1.data.make_initializable_iterator(result)
+        iterator = tf.compat.v1.data.make_initializable_iterator(
+            tf_patches.autotune_thread_off(result))
         hooks.append(InputInitializerHook(lambda: iterator.initializer, feeds or {}))
         result = iterator.get_next()
     elif feeds:

@@ -106,8 +106,8 @@ class ModelGraph:
         """
         with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted():
             iterator = strategy.make_input_fn_iterator(
-                lambda input_context: self.call_input_fn(input_fn, mode,
-                                                         input_context=input_context))
+                lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(
+                    input_fn, mode, input_context=input_context)))
         return (lambda: inputs.split_features_and_labels(iterator.get_next()),
                 [inputs.InputInitializerHook(iterator.initialize, feeds)])
 

@@ -40,6 +40,22 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    `python -m estimator_lib.run` (the legacy-program edge), and when a multi-worker
    strategy reaches an Estimator (for strategies built later in that process). The
    environment variable is read here only, when the wait starts.
+5. `autotune_thread_off(dataset)` — not a patch of TensorFlow's code but of its
+   default: the Dataset an input_fn returns gets `options.autotune.enabled = False`
+   unless the input_fn set that option itself. Why: destroying a tf.data iterator
+   (closing the session that holds it) joins its autotune model thread, and that
+   thread misses its wake-up: `CancellationManager::StartCancel` runs the callback
+   that notifies `Model::OptimizeLoop` before it marks itself cancelled, so the
+   woken thread still reads "not cancelled" and sleeps out its optimisation period,
+   which doubles from 10 ms to 60 s as training runs. Every train, evaluate and
+   predict stood 0 to 13 s (seen) in `close()` after its last step, at random (the
+   seed CNN: 4.8 s median, bench/session_teardown.py). With autotuning off no such
+   thread exists; `AUTOTUNE` values take tf.data's static defaults (parallel calls
+   = min(16, cores), prefetch buffers grown by the legacy prefetch autotuner); per
+   step the seed CNN is as fast (docs/benchmarks.md). When: Datasets returned by an
+   input_fn, on one device and per replica; `autotune.enabled = True` set in the
+   input_fn keeps autotuning (and the wait). Also the one-shot iterators an input_fn
+   makes while it runs (through patch 1's swap); other iterators are left as they are.
 """
 
 import atexit
@@ -49,6 +65,8 @@ import json
 import os
 import random
 import threading
+import warnings
+
 import numpy as np
 
 LARGE_ARRAY_BYTES = 1 << 20  # Arrays at least this large are fed rather than frozen.
@@ -120,7 +138,7 @@ def large_arrays_fed():
                                             verify_shape, allow_broadcast)
 
         def one_shot(dataset):
-            return _one_shot_or_initializable(original_one_shot, dataset)
+            return _one_shot_or_initializable(original_one_shot, autotune_thread_off(dataset))
         constant_op._constant_impl = patched
         dataset_ops.DatasetV1._make_one_shot_iterator = one_shot
     try:
@@ -233,3 +251,21 @@ def tf_config_names_a_cluster(environ=os.environ) -> bool:
         return sum(len(cluster.get(job) or ()) for job in ("chief", "worker")) > 1
     except (ValueError, AttributeError, TypeError):
         return False  # RunConfig reports a malformed TF_CONFIG with a clear error.
+
+
+# ------------------------------------------- 5. tf.data autotune thread off
+
+def autotune_thread_off(dataset):
+    """`dataset` with tf.data autotuning off, unless its options already name it."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    if not isinstance(dataset, tf.data.Dataset):
+        return dataset
+    with warnings.catch_warnings():
+        # In graph mode options() warns that options set inside a function it cannot
+        # see; those a Dataset-returning input_fn sets are in its Python object.
+        warnings.simplefilter("ignore", UserWarning)
+        if dataset.options().autotune.enabled is not None:
+            return dataset
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return dataset.with_options(options)

@@ -31,6 +31,7 @@ from tensorflow.python.training import training_util
 from estimator_lib.training import checkpoints
 from estimator_lib.distribute import strategies
 from estimator_lib import inputs
+from estimator_lib import tf_patches
 from estimator_lib.training import steps_loop_hooks
 from estimator_lib.model_fn import EstimatorSpec
 from estimator_lib.model_fn import ModeKeys
@@ -105,7 +106,8 @@ def dataset_input(result, feeds, *, steps_per_run: int):
             f"batch. Received: {type(result).__name__} (tensors made outside the loop would "
             "give each step the same batch). Return the Dataset itself, or use "
             "steps_per_run=1.")
-    iterator = tf.compat.v1.data.make_initializable_iterator(result)
+    iterator = tf.compat.v1.data.make_initializable_iterator(
+        tf_patches.autotune_thread_off(result))
     hooks = [inputs.InputInitializerHook(lambda: iterator.initializer, feeds or {})]
     return (lambda: inputs.split_features_and_labels(iterator.get_next())), hooks
 
