@@ -104,7 +104,8 @@ class ModelGraph:
 
         As the original: the input_fn batches per replica and is not split.
         """
-        with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted():
+        with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted(), \
+                tf_patches.per_device_autotune_off():
             iterator = strategy.make_input_fn_iterator(
                 lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(
                     input_fn, mode, input_context=input_context)))

@@ -56,6 +56,11 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    input_fn, on one device and per replica; `autotune.enabled = True` set in the
    input_fn keeps autotuning (and the wait). Also the one-shot iterators an input_fn
    makes while it runs (through patch 1's swap); other iterators are left as they are.
+   Under a strategy, `per_device_autotune_off()` also swaps
+   `multi_device_iterator_ops._create_device_dataset` while the Estimator builds the
+   per-replica input: each device's dataset (the host iterator's elements and a
+   fixed prefetch(1), nothing to tune) ran its own autotune thread and paid the
+   same wait, 4.7 s in 2 of 3 MirroredStrategy train() calls.
 """
 
 import atexit
@@ -269,3 +274,19 @@ def autotune_thread_off(dataset):
     options = tf.data.Options()
     options.autotune.enabled = False
     return dataset.with_options(options)
+
+
+@contextlib.contextmanager
+def per_device_autotune_off():
+    """Within it, a MultiDeviceIterator's per-device datasets run without autotuning."""
+    from tensorflow.python.data.ops import multi_device_iterator_ops  # pylint: disable=import-outside-toplevel
+    original = multi_device_iterator_ops._create_device_dataset  # pylint: disable=protected-access
+
+    def create_device_dataset(*args, **kwargs):
+        return autotune_thread_off(original(*args, **kwargs))
+
+    multi_device_iterator_ops._create_device_dataset = create_device_dataset  # pylint: disable=protected-access
+    try:
+        yield
+    finally:
+        multi_device_iterator_ops._create_device_dataset = original  # pylint: disable=protected-access
