@@ -19,7 +19,6 @@ to the first step's end, and to process exit. Prints a markdown table.
 """
 
 import argparse
-import datetime
 import json
 import os
 import statistics
@@ -27,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import provenance  # this folder
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(_HERE)
@@ -181,6 +182,7 @@ def main():
                                                    dict(env, TF_USE_LEGACY_KERAS="1"))]
     if args.original_python:
         impls.append(("original", args.original_python, orig_env))
+    started = provenance.start()
     results = {}
     for _ in range(args.repeats):
         for model in args.models.split(","):
@@ -188,12 +190,8 @@ def main():
                 r = _launch(python, impl, model, args.steps, impl_env)
                 results.setdefault((model, impl), []).append(r)
                 print(json.dumps(r), file=sys.stderr, flush=True)
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    print(f"`{' '.join(sys.argv)}` — commit {commit}, "
-          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-          f"batch {BATCH}, {args.steps} steps, 1 CPU device, {args.repeats} fresh processes "
-          "each (median (min-max))\n")
+    print(f"{provenance.line(started)}; batch {BATCH}, {args.steps} steps, 1 CPU device, "
+          f"{args.repeats} fresh processes each, interleaved (median (min-max))\n")
     print("| model | implementation | per step (ms) | first step end (s) | process exit (s) |")
     print("|---|---|---|---|---|")
     for (model, impl), rs in sorted(results.items()):

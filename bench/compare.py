@@ -30,7 +30,6 @@ are kept).
 """
 
 import argparse
-import datetime
 import json
 import os
 import platform
@@ -42,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import provenance  # this folder
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(_HERE)
@@ -462,14 +463,9 @@ def main(argv=None):
     order = list(args.frameworks)
     if args.original_python:
         order += [ORIGINALS[f] for f in args.frameworks if f in ORIGINALS]
-    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=False).stdout.strip()
-    machine = {"commit": commit + ("+uncommitted changes" if dirty else ""),
-               "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-               "cpus": os.cpu_count(),
-               "platform": platform.platform(), "load_before": os.getloadavg()[0]}
+    started = provenance.start()
+    machine = {"commit": started["commit"], "date": started["date"], "cpus": started["cpus"],
+               "platform": platform.platform(), "load_before": started["load_before"]}
     records = []
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="compare_") as scratch:

@@ -40,6 +40,8 @@ import sys
 import threading
 import time
 
+import provenance  # this folder
+
 import tensorflow as tf
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
@@ -210,7 +212,7 @@ def main() -> None:
             runners[name] = _counter(tfrecord_reader.make_input_fn(
                 records, batch_size=batch, grayscale=True,
                 mode=pipeline.TRAIN, epochs=1)())
-    load_before = f"{os.getloadavg()[0]:.2f}"
+    started = provenance.start()
     rates = {name: [] for name in runners}
     cpu = {name: [] for name in runners}
     for name, run in runners.items():
@@ -229,10 +231,9 @@ def main() -> None:
         if "raw_gray3" in rates else None
     rgb_limit = statistics.median(rates["raw_rgb"]) if "raw_rgb" in rates \
         else None
-    print(f"\n{len(paths)} JPEGs 512x496 -> {size[0]}x{size[1]}, batch "
-          f"{batch}, {cores} cores, TF {tf.__version__}, median of "
-          f"{args.repeats}; load average before/after: {load_before} / "
-          f"{os.getloadavg()[0]:.2f}")
+    print(f"\n{provenance.line(started)}, TF {tf.__version__}; {len(paths)} JPEGs "
+          f"512x496 -> {size[0]}x{size[1]}, batch {batch}, median (best) of {args.repeats} "
+          "interleaved passes\n")
     print("| variant | images/s (median) | images/s (best) | x raw_gray "
           "| x raw_gray3 | x raw_rgb | CPU ms/image (min) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")

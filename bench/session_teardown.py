@@ -29,11 +29,13 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import compare_run  # noqa: E402  (this folder; imports no TensorFlow)
+import provenance  # noqa: E402
 import estimator_lib as el  # noqa: E402  (before TensorFlow: Keras 2)
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 VARIANTS = ("shipped", "autotune_on")
+WARM_STEPS = 10
 
 
 def main():
@@ -65,7 +67,9 @@ def main():
             return dataset
         return input_fn
 
+    started = provenance.start()
     waits = {variant: [] for variant in VARIANTS}
+    rates = {variant: [] for variant in VARIANTS}
     for trial in range(args.trials):
         for variant in VARIANTS:
             strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(args.devices)])
@@ -77,11 +81,20 @@ def main():
             estimator.train(make_input_fn(variant == "autotune_on"), steps=args.steps,
                             hooks=[hook])
             waits[variant].append(time.time() - hook.step_ends[-1])
-            print(f"trial {trial + 1} {variant:<17} last step to train() return "
-                  f"{waits[variant][-1]:6.2f} s", flush=True)
-    for variant, values in waits.items():
-        print(f"{variant:<17} median {statistics.median(values):6.2f} s, max {max(values):6.2f} s "
-              f"over {len(values)} train() calls, {args.devices} device(s)")
+            ends = hook.step_ends[WARM_STEPS:]
+            rates[variant].append(args.batch_size * (len(ends) - 1) / (ends[-1] - ends[0]))
+            print(f"trial {trial + 1} {variant:<12} per step {rates[variant][-1]:7,.0f} img/s, "
+                  f"last step to train() return {waits[variant][-1]:6.2f} s", flush=True)
+    print(f"\n{provenance.line(started)}; seed CNN, custom model_fn, {args.steps} steps of "
+          f"global batch {args.batch_size} per train() call, {args.devices} device(s), "
+          f"{args.trials} calls per variant, interleaved (median (min-max))\n")
+    print("| variant | last step to train() return (s) | per step img/s (first "
+          f"{WARM_STEPS} steps left out) |")
+    print("|---|---|---|")
+    for variant in VARIANTS:
+        w, r = waits[variant], rates[variant]
+        print(f"| {variant} | {statistics.median(w):.2f} ({min(w):.2f}-{max(w):.2f}) "
+              f"| {statistics.median(r):,.0f} ({min(r):,.0f}-{max(r):,.0f}) |")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ import estimator_lib as el  # noqa: F401  (before TensorFlow: Keras 2)
 import numpy as np
 import tensorflow as tf
 
+import provenance  # this folder
+
 BATCH = 32
 HIDDEN = 16
 LEARNING_RATE = 0.1
@@ -142,6 +144,7 @@ def main():
     configs[f"tf.function, {IN_GRAPH_STEPS} steps in-graph"] = lambda: run_tf_function(
         steps=args.steps, warm_steps=args.warm_steps, in_graph=True)
 
+    started = provenance.start()
     seconds = {name: [] for name in configs}
     for _ in range(args.repeats):
         for name, run in configs.items():
@@ -149,16 +152,17 @@ def main():
 
     baseline = statistics.median(seconds[next(iter(configs))])
     records = []
-    print(f"{args.steps} steps of batch {BATCH}, {args.warm_steps} warm-up steps left out, "
-          f"median of {args.repeats}\n")
-    print("| configuration | µs/step | steps/sec | vs steps_per_run=1 |")
+    print(f"{provenance.line(started)}, TF {tf.__version__}; {args.steps} steps of batch "
+          f"{BATCH}, {args.warm_steps} warm-up steps left out, median (min-max) of "
+          f"{args.repeats} interleaved rounds\n")
+    print("| configuration | µs/step | steps/sec | x steps_per_run=1 |")
     print("|---|---:|---:|---:|")
     for name, values in seconds.items():
         median = statistics.median(values)
         records.append({"configuration": name, "seconds_per_step": values,
                         "median_seconds_per_step": median})
-        print(f"| {name} | {median * 1e6:.0f} | {1 / median:,.0f} | "
-              f"{baseline / median:.1f}x |")
+        print(f"| {name} | {median * 1e6:.0f} ({min(values) * 1e6:.0f}-{max(values) * 1e6:.0f}) "
+              f"| {1 / median:,.0f} | {baseline / median:.1f} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(records, f, indent=2)

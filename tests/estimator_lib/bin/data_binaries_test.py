@@ -47,12 +47,16 @@ class InputBenchmarkTest(_FlagsParsed):
         printed = _run(input_benchmark.main, num_images=8, batch_size=4, image_size=32,
                        repeats=1, output_dir=output_dir)
         self.assertIn("| loop |", printed)
+        self.assertIn("| loop_3ch |", printed)
         self.assertIn("| pipeline |", printed)
+        # The pipeline against both references, every time (docs quote either).
+        self.assertIn("| x loop | x loop_3ch |", printed)
+        self.assertRegex(printed, r"\(\d+\.\d\dx loop, \d+\.\d\dx loop_3ch on the same files\)")
         self.assertIn("will wait for input", printed)
         with open(os.path.join(output_dir, "input_benchmark.json")) as f:
             report = json.load(f)
         self.assertEqual(report["images"], 8)
-        for name in ("loop", "pipeline"):
+        for name in ("loop", "loop_3ch", "pipeline"):
             self.assertGreater(report["results"][name]["images_per_sec"], 0)
 
     def test_reads_an_oct_folder(self):
