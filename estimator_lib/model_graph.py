@@ -135,7 +135,8 @@ class ModelGraph:
         try:
             with tf.control_dependencies([step_read] if step_read is not None else []), \
                     tf_patches.keras_initializers_seeded(config.tf_random_seed):
-                spec = self.model_fn(features=features, **kwargs)
+                model_fn = strategies.model_fn_as_the_strategy_calls_it(self.model_fn)
+                spec = model_fn(features=features, **kwargs)
         except Exception as e:
             if _keras_switch.keras3_in_use():
                 raise RuntimeError(_keras_switch.keras3_message(

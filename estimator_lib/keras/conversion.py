@@ -24,6 +24,7 @@ from tf_keras.src.mixed_precision import autocast_variable
 
 from estimator_lib import _keras_switch
 from estimator_lib import estimator as estimator_lib
+from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import safe_loading
 from estimator_lib.model_fn import EstimatorSpec
@@ -222,7 +223,9 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                              eval_metric_ops=metrics, export_outputs=outputs,
                              scaffold=scaffold)
 
-    return model_fn
+    # Not converted by AutoGraph under a strategy: this is estimator_lib's code, and the
+    # Keras layers convert their own `call` (as they did under the original).
+    return strategies.run_as_written(model_fn)
 
 
 def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt,
