@@ -260,8 +260,8 @@ def _candidates(model_dir):
     except Exception:  # pylint: disable=broad-except  (a corrupt state file)
         state = None
     if state is not None:
-        paths = [p if os.path.isabs(p) or "://" in p else os.path.join(model_dir, p)
-                 for p in state.all_model_checkpoint_paths]
+        # get_checkpoint_state has already joined relative entries to model_dir.
+        paths = list(state.all_model_checkpoint_paths)
     known = set(paths)
     for index in tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-*.index")):
         prefix = index[:-len(".index")]

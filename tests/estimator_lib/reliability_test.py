@@ -47,6 +47,26 @@ class CorruptCheckpointTest(tf.test.TestCase):
         self.assertIn("resuming from", warning[0])
         self.assertEqual(estimator.get_variable_value("global_step"), 3)  # 2 + 1.
 
+    def test_a_relative_model_dir_is_named_once_in_the_warning(self):
+        base = tempfile.mkdtemp(dir=self.get_temp_dir())
+        previous = os.getcwd()
+        os.chdir(base)
+        try:
+            estimator = el.Estimator(testing.linear_model_fn, config=el.RunConfig(
+                model_dir=os.path.join("runs", "relative"), save_checkpoints_steps=2))
+            estimator.train(testing.train_input_fn(), steps=4)
+            _corrupt(os.path.join("runs", "relative", "model.ckpt-4"))
+            with self.assertLogs("tensorflow", level="WARNING") as captured:
+                estimator.train(testing.train_input_fn(), steps=1)
+        finally:
+            os.chdir(previous)
+        warning = [r.getMessage() for r in captured.records if "unreadable" in r.getMessage()]
+        self.assertLen(warning, 1)
+        self.assertIn(os.path.join("runs", "relative", "model.ckpt-4 "), warning[0])
+        self.assertNotIn(os.path.join("runs", "relative", "runs", "relative"), warning[0])
+        self.assertIn("resuming from " + os.path.join("runs", "relative", "model.ckpt-2"),
+                      warning[0])
+
     def test_evaluation_and_export_refuse_a_corrupt_checkpoint(self):
         estimator = self._trained()
         _corrupt(estimator.latest_checkpoint())
