@@ -15,6 +15,9 @@ written once under --data_dir) it measures images/s of:
                  to RGB, convert, resize): a [224, 224, 3] image each.
   pipeline       datasets.oct_folder.make_input_fn (TRAIN, 1 epoch per pass,
                  3-channel [32, 224, 224, 3] batches, one-hot labels)
+  pipeline_estimator  the same pipeline as an Estimator runs an input_fn's
+                 Dataset: tf.data autotuning off (docs/estimator.md, deliberate
+                 difference 21)
   pipeline_rgb   the same with grayscale=False (each image decoded by its
                  own colour model, a gray one copied to 3 channels)
   seed           the seed program's input_fn, ported verbatim to TF2 names
@@ -47,6 +50,7 @@ import tensorflow as tf
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
+from estimator_lib import tf_patches  # noqa: E402
 from estimator_lib.datasets import images, oct_folder, pipeline, synthetic, tfrecord_reader, tfrecord_writer  # noqa: E402
 
 CLASSES = oct_folder.CLASS_NAMES
@@ -177,7 +181,7 @@ def main() -> None:
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--image_size", type=int, default=224)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--variants", default="raw,pipeline,pipeline_rgb,"
+    parser.add_argument("--variants", default="raw,pipeline,pipeline_estimator,pipeline_rgb,"
                         "seed,naive,tfrecord_jpeg,tfrecord_raw")
     args = parser.parse_args()
     tf.get_logger().setLevel("ERROR")
@@ -196,6 +200,10 @@ def main() -> None:
         runners["pipeline"] = _counter(oct_folder.make_input_fn(
             args.data_dir, batch_size=batch, image_size=size,
             mode=pipeline.TRAIN, epochs=1)())
+    if "pipeline_estimator" in names:
+        runners["pipeline_estimator"] = _counter(tf_patches.autotune_thread_off(
+            oct_folder.make_input_fn(args.data_dir, batch_size=batch, image_size=size,
+                                     mode=pipeline.TRAIN, epochs=1)()))
     if "pipeline_rgb" in names:
         runners["pipeline_rgb"] = _counter(oct_folder.make_input_fn(
             args.data_dir, batch_size=batch, image_size=size,
