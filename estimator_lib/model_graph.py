@@ -107,8 +107,10 @@ class ModelGraph:
         with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted(), \
                 tf_patches.per_device_autotune_off():
             iterator = strategy.make_input_fn_iterator(
+                # The per-device datasets' own prefetch runs the input beside the step.
                 lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(
-                    input_fn, mode, input_context=input_context)))
+                    input_fn, mode, input_context=input_context),
+                    keep_injected_prefetch=False))
         return (lambda: inputs.split_features_and_labels(iterator.get_next()),
                 [inputs.InputInitializerHook(iterator.initialize, feeds)])
 

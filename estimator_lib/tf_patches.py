@@ -52,7 +52,13 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    seed CNN: 4.8 s median, bench/session_teardown.py). With autotuning off no such
    thread exists; `AUTOTUNE` values take tf.data's static defaults (parallel calls
    = min(16, cores), prefetch buffers grown by the legacy prefetch autotuner); per
-   step the seed CNN is as fast (docs/benchmarks.md). When: Datasets returned by an
+   step the seed CNN is as fast (docs/benchmarks.md). tf.data's `inject_prefetch`
+   rewrite, which appends `prefetch(AUTOTUNE)` to a pipeline not ending in one, only
+   runs under autotuning: the Estimator appends that prefetch itself where the rewrite
+   would have (the input_fn's options leave it on, the last transformation is no
+   prefetch), or the whole pipeline ran inside each step (the canned LinearClassifier
+   of bench/canned.py: 0.79x the original's step, 0.9x with it; docs/benchmarks.md);
+   not on the per-device datasets below, which end in their own. When: Datasets returned by an
    input_fn, on one device and per replica; `autotune.enabled = True` set in the
    input_fn keeps autotuning (and the wait). Also the one-shot iterators an input_fn
    makes while it runs (through patch 1's swap); other iterators are left as they are.
@@ -260,8 +266,22 @@ def tf_config_names_a_cluster(environ=os.environ) -> bool:
 
 # ------------------------------------------- 5. tf.data autotune thread off
 
-def autotune_thread_off(dataset):
-    """`dataset` with tf.data autotuning off, unless its options already name it."""
+# The datasets tf.data chains after a pipeline's last transformation (options,
+# autotuning, rewrites); inject_prefetch looks through them, as does the check below.
+_NOT_A_TRANSFORMATION = frozenset((
+    "AssertNextDataset", "ExperimentalAssertNextDataset", "OptionsDataset", "ModelDataset",
+    "OptimizeDataset", "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset"))
+
+
+def autotune_thread_off(dataset, *, keep_injected_prefetch: bool = True):
+    """`dataset` with tf.data autotuning off, unless its options already name it.
+
+    With `keep_injected_prefetch`, a `prefetch(AUTOTUNE)` is appended where tf.data's
+    default `inject_prefetch` rewrite would have added one under autotuning (which
+    it only does with autotuning on): without it the whole input pipeline ran inside
+    every training step instead of beside it (LinearClassifier on bench/canned.py's
+    input: 0.43 ms of a 1.25 ms step in IteratorGetNext, 0.13-0.18 ms with it).
+    """
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     if not isinstance(dataset, tf.data.Dataset):
         return dataset
@@ -269,11 +289,40 @@ def autotune_thread_off(dataset):
         # In graph mode options() warns that options set inside a function it cannot
         # see; those a Dataset-returning input_fn sets are in its Python object.
         warnings.simplefilter("ignore", UserWarning)
-        if dataset.options().autotune.enabled is not None:
-            return dataset
+        current = dataset.options()
+    if current.autotune.enabled is not None:
+        return dataset
+    if keep_injected_prefetch and _would_inject_prefetch(dataset, current):
+        dataset = dataset.prefetch(tf.data.AUTOTUNE)
     options = tf.data.Options()
     options.autotune.enabled = False
     return dataset.with_options(options)
+
+
+def _would_inject_prefetch(dataset, options) -> bool:
+    """Whether tf.data's inject_prefetch would append a prefetch to `dataset` under
+    autotuning: the optimisation is on (by default, or named), and the pipeline's last
+    transformation, looking through the datasets tf.data itself chains, is no prefetch.
+    """
+    optimization = options.experimental_optimization
+    if optimization.inject_prefetch is False:
+        return False
+    if optimization.apply_default_optimizations is False and not optimization.inject_prefetch:
+        return False
+    op = getattr(getattr(dataset, "_variant_tensor", None), "op", None)
+    while op is not None and _op_base_name(op.type) in _NOT_A_TRANSFORMATION and op.inputs:
+        op = op.inputs[0].op
+    if op is None:  # Not a graph tensor: judge by the Python class.
+        return "Prefetch" not in type(dataset).__name__
+    return _op_base_name(op.type) != "PrefetchDataset"
+
+
+def _op_base_name(op_type: str) -> str:
+    """`op_type` without a version suffix ("OptimizeDatasetV2" -> "OptimizeDataset")."""
+    base = op_type.rstrip("0123456789")
+    if base != op_type and base.endswith("V"):
+        return base[:-1]
+    return op_type
 
 
 @contextlib.contextmanager
@@ -283,7 +332,8 @@ def per_device_autotune_off():
     original = multi_device_iterator_ops._create_device_dataset  # pylint: disable=protected-access
 
     def create_device_dataset(*args, **kwargs):
-        return autotune_thread_off(original(*args, **kwargs))
+        # Each ends in its own prefetch already.
+        return autotune_thread_off(original(*args, **kwargs), keep_injected_prefetch=False)
 
     multi_device_iterator_ops._create_device_dataset = create_device_dataset  # pylint: disable=protected-access
     try:

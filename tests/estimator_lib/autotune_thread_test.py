@@ -118,5 +118,57 @@ class AutotuneThreadOffTest(tf.test.TestCase):
         self.assertNotIn(True, settings)
 
 
+def _ends_in_prefetch(dataset):
+    """Whether `dataset`'s last transformation (below its OptionsDatasets) is a prefetch."""
+    op = dataset._variant_tensor.op  # pylint: disable=protected-access
+    while op.type == "OptionsDataset":
+        op = op.inputs[0].op
+    return op.type == "PrefetchDataset"
+
+
+class InjectedPrefetchKeptTest(tf.test.TestCase):
+    """With autotuning off, tf.data no longer injects its prefetch(AUTOTUNE); the
+    Estimator appends it where the rewrite would have (the original's pipelining)."""
+
+    def test_appended_where_inject_prefetch_would_add_one(self):
+        with tf.Graph().as_default():
+            batched = tf.data.Dataset.range(8).batch(2)
+            self.assertTrue(_ends_in_prefetch(tf_patches.autotune_thread_off(batched)))
+            prefetched = batched.prefetch(3)
+            off = tf_patches.autotune_thread_off(prefetched)
+            self.assertTrue(_ends_in_prefetch(off))
+            self.assertIs(off._variant_tensor.op.inputs[0], prefetched._variant_tensor)  # pylint: disable=protected-access
+            options = tf.data.Options()
+            options.deterministic = True  # an OptionsDataset after the prefetch
+            self.assertIs(tf_patches.autotune_thread_off(prefetched.with_options(options))
+                          ._variant_tensor.op.inputs[0].op.inputs[0],  # pylint: disable=protected-access
+                          prefetched._variant_tensor)  # pylint: disable=protected-access
+
+    def test_not_appended_where_the_options_turn_the_rewrite_off(self):
+        with tf.Graph().as_default():
+            batched = tf.data.Dataset.range(8).batch(2)
+            for field, value in (("inject_prefetch", False),
+                                 ("apply_default_optimizations", False)):
+                options = tf.data.Options()
+                setattr(options.experimental_optimization, field, value)
+                self.assertFalse(_ends_in_prefetch(tf_patches.autotune_thread_off(
+                    batched.with_options(options))), field)
+            self.assertFalse(_ends_in_prefetch(tf_patches.autotune_thread_off(
+                batched, keep_injected_prefetch=False)))
+
+    def test_every_element_arrives_once_in_order(self):
+        with tf.Graph().as_default():
+            dataset = tf_patches.autotune_thread_off(tf.data.Dataset.range(7).batch(2))
+            iterator = tf.compat.v1.data.make_initializable_iterator(dataset)
+            next_batch = iterator.get_next()
+            with tf.compat.v1.Session() as session:
+                session.run(iterator.initializer)
+                batches = []
+                with self.assertRaises(tf.errors.OutOfRangeError):
+                    while True:
+                        batches.append(session.run(next_batch).tolist())
+        self.assertEqual(batches, [[0, 1], [2, 3], [4, 5], [6]])
+
+
 if __name__ == "__main__":
     tf.test.main()
