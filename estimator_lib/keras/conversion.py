@@ -12,6 +12,7 @@ original took trainable ones only: BatchNormalization's moving statistics were l
 import contextlib
 import os
 import re
+import time
 import warnings
 from typing import Dict, List, Optional, Tuple
 
@@ -278,6 +279,31 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         return path, [weight.name for weight in model.weights]
 
 
+def _multi_worker_worker(config) -> bool:
+    """A non-chief training task of a multi-worker (MultiWorkerMirroredStrategy) job."""
+    return (config.train_distribute is not None and config.task_type == "worker"
+            and config.num_worker_replicas > 1 and not config.num_ps_replicas)
+
+
+def _wait_for_first_checkpoint(config) -> None:
+    """Waits until the chief wrote model_dir/keras (or model_dir has a checkpoint).
+
+    Bounded as the strategy's wait for the cluster (ESTIMATOR_LIB_CLUSTER_WAIT_SECS).
+    """
+    from estimator_lib.distribute import cluster_wait  # pylint: disable=import-outside-toplevel
+    bound = cluster_wait.cluster_wait_secs(os.environ)
+    keras_dir = os.path.join(config.model_dir, _KERAS_DIR)
+    deadline = None if bound is None else time.time() + bound
+    while not (tf.train.latest_checkpoint(keras_dir)
+               or tf.train.latest_checkpoint(config.model_dir)):
+        if deadline is not None and time.time() > deadline:
+            raise RuntimeError(
+                f"model_to_estimator on {config.task_type}:{config.task_id} waited {bound:.0f} s "
+                f"for the chief's first checkpoint in {keras_dir}. model_dir must be storage "
+                "every task shares; set ESTIMATOR_LIB_CLUSTER_WAIT_SECS to wait longer.")
+        time.sleep(0.05)  # Written by the chief, in another process.
+
+
 def _warm_start_settings(path: str, weight_names: List[str]) -> WarmStartSettings:
     """Warm-starts every model weight, trainable or not, and no optimizer state.
 
@@ -403,7 +429,12 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                               export_outputs, optimizer_config)
     warm_start = None
-    if _is_graph_network(keras_model) and config.is_chief:
+    if _is_graph_network(keras_model) and (config.is_chief or _multi_worker_worker(config)):
+        if not config.is_chief:
+            # Every task of a multi-worker job must warm-start alike: a warm-started
+            # variable's initializer restores the file instead of receiving the chief's
+            # broadcast, so a worker initialising from the broadcast waits forever.
+            _wait_for_first_checkpoint(config)
         path, weight_names = _save_first_checkpoint(keras_model, custom_objects, config,
                                                     save_object_ckpt, optimizer_config)
         if path:
