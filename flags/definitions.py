@@ -99,6 +99,11 @@ absl_flags.DEFINE_alias("num_gpus", "num_devices")
 DEVICES = absl_flags.DEFINE_list(
     "devices", ["1", "2"],
     "scaling_benchmark: the device counts to run, comma-separated, e.g. 1,2,4,8.")
+WORKERS = absl_flags.DEFINE_list(
+    "workers", ["1"],
+    "scaling_benchmark: worker-process counts, comma-separated, e.g. 1,2,4: each count "
+    "above 1 runs the job as that many local processes on 127.0.0.1 with TF_CONFIG "
+    "(MultiWorkerMirroredStrategy, one device each), next to the --devices runs.")
 DISTRIBUTION_STRATEGY = absl_flags.DEFINE_enum(
     "distribution_strategy", "auto", DISTRIBUTION_STRATEGIES,
     "'mirrored': MirroredStrategy over the devices (in-sync replicas). 'one_device': "
@@ -210,23 +215,30 @@ def on_bad_file_value(flag_value: str) -> str:
 
 # ------------------------------------------------------------- validators
 
-def _check_devices(values):
-    counts = []
-    for value in values:
-        if not value.strip().isdigit() or int(value) < 1:
+def _counts_validator(name, what, example):
+    def check(values):
+        counts = []
+        for value in values:
+            if not value.strip().isdigit() or int(value) < 1:
+                raise absl_flags.ValidationError(
+                    f"--{name} takes positive {what} counts, e.g. --{name}={example}. "
+                    f"Received: --{name}={','.join(values)}.")
+            counts.append(int(value))
+        if not counts:
             raise absl_flags.ValidationError(
-                f"--devices takes positive device counts, e.g. --devices=1,2,4,8. "
-                f"Received: --devices={','.join(values)}.")
-        counts.append(int(value))
-    if not counts:
-        raise absl_flags.ValidationError("--devices needs at least one count, e.g. 1,2.")
-    if len(set(counts)) != len(counts):
-        raise absl_flags.ValidationError(
-            f"--devices lists a count twice. Received: --devices={','.join(values)}.")
-    return True
+                f"--{name} needs at least one count, e.g. --{name}={example}.")
+        if len(set(counts)) != len(counts):
+            raise absl_flags.ValidationError(
+                f"--{name} lists a count twice. Received: --{name}={','.join(values)}.")
+        return True
+
+    return check
 
 
+_check_devices = _counts_validator("devices", "device", "1,2,4,8")
+_check_workers = _counts_validator("workers", "worker-process", "1,2")
 absl_flags.register_validator(DEVICES, _check_devices)
+absl_flags.register_validator(WORKERS, _check_workers)
 
 
 def _check_splits(values):

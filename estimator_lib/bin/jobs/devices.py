@@ -2,7 +2,8 @@
 
 GPUs when present, else logical CPU devices: the one CPU split into N devices
 that share the same cores. They show that N replicas train correctly in sync,
-not a speed-up.
+not a speed-up. A TF_CONFIG naming several chief/worker tasks makes the run one
+task of a multi-worker job: MultiWorkerMirroredStrategy over every task.
 """
 
 import dataclasses
@@ -10,6 +11,8 @@ import os
 from typing import List, Optional
 
 import tensorflow as tf
+
+from estimator_lib import tf_config as tf_config_lib
 
 # Logical CPU devices allowed without GPUs: enough for --devices=1,2,4,8.
 MIN_CPU_DEVICE_LIMIT = 8
@@ -106,6 +109,43 @@ def make_cross_device_ops(name: str, *, gpus: int):
     if name == "hierarchical_copy":
         return tf.distribute.HierarchicalCopyAllReduce()
     raise ValueError(f"Unknown --cross_device_ops={name}.")
+
+
+MULTI_WORKER = "multi_worker_mirrored"
+
+
+def cluster_workers() -> int:
+    """Training tasks (chief and workers) TF_CONFIG names; 1 without a cluster.
+
+    Raises:
+        ValueError: If TF_CONFIG is not valid JSON.
+    """
+    cluster = tf_config_lib.read_tf_config().get("cluster") or {}
+    return max(1, sum(len(cluster.get(job) or ()) for job in ("chief", "worker")))
+
+
+def check_multi_worker(strategy_name: str, num_devices: int, *, gpus: int,
+                       workers: int) -> None:
+    """Raises ValueError when a multi-worker run cannot use these settings."""
+    if strategy_name in ("one_device", "none"):
+        raise ValueError(
+            f"TF_CONFIG names {workers} chief/worker tasks (a multi-worker job, trained with "
+            f"MultiWorkerMirroredStrategy), but --distribution_strategy={strategy_name} "
+            "trains on one device; use auto or mirrored, or unset TF_CONFIG.")
+    if num_devices > 1 and not gpus:
+        raise ValueError(
+            f"--num_devices={num_devices} with a multi-worker TF_CONFIG ({workers} tasks): "
+            "MultiWorkerMirroredStrategy runs one CPU replica per worker; use "
+            "--num_devices=1 (or GPUs).")
+
+
+def make_multi_worker_strategy() -> tf.distribute.Strategy:
+    """MultiWorkerMirroredStrategy from TF_CONFIG (waits for every task to start).
+
+    The wait is bounded by ESTIMATOR_LIB_CLUSTER_WAIT_SECS once estimator_lib is
+    imported (docs/multi_worker.md).
+    """
+    return tf.distribute.MultiWorkerMirroredStrategy()
 
 
 def resolve_strategy_name(name: str, num_devices: int) -> str:

@@ -2,7 +2,8 @@
 
 `bin/train.py` turns its flags into a `JobConfig`; `run_job` does the rest and
 returns a `JobSummary` (also written to `model_dir/train_summary.json`, which
-the scaling benchmark reads). A problem with the settings is an
+the scaling benchmark reads; in a multi-worker job, by the chief, each other
+worker writing `train_summary.<task>.json`). A problem with the settings is an
 `app.UsageError` naming the flag.
 """
 
@@ -98,6 +99,9 @@ class JobSummary:
     total_secs: float
     model_dir: str
     export_path: Optional[str]
+    # Worker processes of a multi-worker job (TF_CONFIG); examples_per_sec counts all.
+    workers: int = 1
+    task: str = "chief"
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -111,11 +115,13 @@ class JobSummary:
                 f"global step {self.global_step})")
         accuracy = ("not evaluated" if self.accuracy is None else
                     f"{self.accuracy:.4f} (loss {self.eval_loss:.4f}, {self.eval_split} split)")
+        workers = (f" in each of {self.workers} worker processes (this one: {self.task})"
+                   if self.workers > 1 else "")
         lines = [
             "Summary",
             f"  model          {self.model} on {self.dataset}, {self.dtype}"
             f"{', XLA' if self.xla else ''}",
-            f"  devices        {self.device_description}; strategy: {self.strategy}",
+            f"  devices        {self.device_description}{workers}; strategy: {self.strategy}",
             f"  global batch   {self.global_batch} (--batch_size_scope="
             f"{self.batch_size_scope})",
             f"  steps          {self.train_steps} (global step now {self.global_step})",
@@ -199,25 +205,37 @@ class _Setup:
     per_replica: int
     batch: throughput.GlobalBatch
     session_config: tf.compat.v1.ConfigProto
+    workers: int = 1
 
 
 def _set_up(config: JobConfig) -> _Setup:
     start = time.time()
     session_config = _session_config(config.xla, gpus=devices_lib.count_gpus())
     try:
+        workers = devices_lib.cluster_workers()
         devices = devices_lib.configure(config.num_devices)
         strategy_name = devices_lib.resolve_strategy_name(config.distribution_strategy,
                                                           config.num_devices)
-        strategy = devices_lib.make_strategy(devices, name=strategy_name,
-                                             cross_device_ops=config.cross_device_ops)
+        if workers > 1:
+            # One task of a multi-worker job (TF_CONFIG): every task's replicas in sync.
+            devices_lib.check_multi_worker(config.distribution_strategy, config.num_devices,
+                                           gpus=devices_lib.count_gpus(), workers=workers)
+            strategy_name = devices_lib.MULTI_WORKER
+            strategy = devices_lib.make_multi_worker_strategy()
+        else:
+            strategy = devices_lib.make_strategy(devices, name=strategy_name,
+                                                 cross_device_ops=config.cross_device_ops)
     except ValueError as error:
         raise app.UsageError(str(error)) from None
     replicas = strategy.num_replicas_in_sync if strategy else 1
     per_replica = _per_replica_batch(config, replicas)
     batch = throughput.make_global_batch(per_replica, strategy=strategy)
-    logging.info("Training %s on %s; distribution strategy: %s.", config.model,
-                 devices.describe(), strategy_name)
-    return _Setup(start, devices, strategy, strategy_name, per_replica, batch, session_config)
+    where = devices.describe() + (f" in each of {workers} worker processes" if workers > 1
+                                  else "")
+    logging.info("Training %s on %s; distribution strategy: %s.", config.model, where,
+                 strategy_name)
+    return _Setup(start, devices, strategy, strategy_name, per_replica, batch, session_config,
+                  workers)
 
 
 @contextlib.contextmanager
@@ -266,10 +284,15 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         session_config=session_config, steps_per_run=config.steps_per_run)
     estimator = estimator_lib.model_to_estimator(_build_model(config, inputs),
                                                  config=run_config)
+    # Only the chief of a multi-worker job writes into model_dir (summaries, records,
+    # evaluation, export, train_summary.json); the other workers train and measure.
+    writer = run_config.is_chief or setup.workers == 1
+    task = "chief" if writer else f"{run_config.task_type}{run_config.task_id}"
     # Leave at least one run to measure (warm-up leaves out whole runs).
     warm = min(config.warm_steps, max(0, steps - config.steps_per_run))
     hook = throughput.ExamplesPerSecondHook(batch, every_n_steps=config.log_steps,
-                                            warm_steps=warm, output_dir=estimator.model_dir)
+                                            warm_steps=warm,
+                                            output_dir=estimator.model_dir if writer else None)
     train_start = time.time()
     already = _global_step(estimator)
     if already >= steps:  # Read from the checkpoint's name: Keras' carry no global_step key.
@@ -280,12 +303,14 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     train_secs = time.time() - train_start
 
     results: Dict[str, Any] = {}
-    if config.eval and inputs.eval_input_fn is not None:
+    if not writer:
+        logging.info("%s of a multi-worker job: the chief evaluates and exports.", task)
+    elif config.eval and inputs.eval_input_fn is not None:
         results = estimator.evaluate(inputs.eval_input_fn, steps=config.eval_steps)
     elif config.eval:
         logging.warning("No test or val split in %s: not evaluated.", config.data_dir)
     export_path = _export(estimator, config.export_dir, inputs.image_shape) \
-        if config.export_dir else None
+        if config.export_dir and writer else None
     if export_path:
         logging.info("Exported a SavedModel to %s", export_path)
     global_step = _global_step(estimator)
@@ -301,11 +326,16 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         accuracy=_float(results.get("accuracy")), eval_loss=_float(results.get("loss")),
         eval_split=inputs.eval_split if results else None, train_secs=train_secs,
         total_secs=time.time() - start, model_dir=estimator.model_dir,
-        export_path=export_path)
-    with open(os.path.join(estimator.model_dir, SUMMARY_FILENAME), "w",
-              encoding="utf-8") as f:
+        export_path=export_path, workers=setup.workers, task=task)
+    filename = SUMMARY_FILENAME if writer else summary_filename(task)
+    with open(os.path.join(estimator.model_dir, filename), "w", encoding="utf-8") as f:
         json.dump(summary.to_dict(), f, indent=2, sort_keys=True)
     return summary
+
+
+def summary_filename(task: str) -> str:
+    """Where a task other than the chief writes its summary (the chief: SUMMARY_FILENAME)."""
+    return SUMMARY_FILENAME.replace(".json", f".{task}.json")
 
 
 def _check_writable(model_dir: Optional[str]) -> None:

@@ -3,7 +3,9 @@
 Pure functions over plain records. A run is one training process at one device
 count (`examples_per_sec` from its ExamplesPerSecondHook, over all replicas);
 a row is the median of a count's successful runs, with the speed-up over the
-smallest count, the ideal linear figure and the scaling efficiency.
+smallest count, the ideal linear figure and the scaling efficiency. Runs with
+`workers` > 1 (one device in each of that many worker processes) make a second
+series, "worker processes", scaled against the same base as the devices'.
 """
 
 import csv
@@ -29,6 +31,8 @@ COLUMNS = (
     ("runs", "runs"),
 )
 CHART_FILES = ("throughput.png", "efficiency.png", "total_time.png")
+DEVICES_SERIES = "devices in one process"
+WORKERS_SERIES = "worker processes"
 
 
 def _median(runs: Sequence[Dict], key: str) -> Optional[float]:
@@ -42,21 +46,29 @@ def _spread(runs: Sequence[Dict], key: str) -> Dict[str, Optional[float]]:
             f"{key}_max": max(values) if values else None}
 
 
-def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int]) -> List[Dict[str, Any]]:
-    """One row per device count: medians of its successful runs, scaling figures.
+def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int],
+              workers: Sequence[int] = ()) -> List[Dict[str, Any]]:
+    """One row per device count, then per worker count > 1: medians and scaling figures.
 
-    The base is the smallest count with a measured examples/sec: ideal linear
-    scaling is its examples/sec x devices / its devices; efficiency is measured
-    over ideal.
+    The base is the smallest device count with a measured examples/sec (else the
+    smallest worker count): ideal linear scaling is its examples/sec x replicas /
+    its replicas; efficiency is measured over ideal. A worker row's `devices` is
+    its replicas in all (one per worker process).
     """
     rows = []
-    for count in counts:
-        done = [r for r in runs if r["devices"] == count and r.get("ok")]
-        failed = [r for r in runs if r["devices"] == count and not r.get("ok")]
+    keys = [(DEVICES_SERIES, count) for count in counts] + [
+        (WORKERS_SERIES, count) for count in workers if count > 1]
+    for series, count in keys:
+        mine = [r for r in runs if r["devices"] == count
+                and ((r.get("workers") or 1) > 1) == (series == WORKERS_SERIES)]
+        done = [r for r in mine if r.get("ok")]
+        failed = [r for r in mine if not r.get("ok")]
         first = done[0] if done else {}
         rows.append({
+            "series": series,
+            "workers": count if series == WORKERS_SERIES else 1,
             "devices": count,
-            "device_kind": _kind(first.get("device_kind"), count),
+            "device_kind": _kind(first.get("device_kind"), count, series),
             "per_replica_batch_size": first.get("per_replica_batch_size"),
             "global_batch_size": first.get("global_batch_size"),
             "examples_per_sec": _median(done, "examples_per_sec"),
@@ -81,7 +93,9 @@ def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int]) -> List[Dic
     return rows
 
 
-def _kind(kind: Optional[str], count: int) -> Optional[str]:
+def _kind(kind: Optional[str], count: int, series: str = DEVICES_SERIES) -> Optional[str]:
+    if series == WORKERS_SERIES:
+        return f"{kind} per worker process" if kind else None
     if kind == "CPU" and count > 1:
         return "logical CPU (shared cores)"
     return kind
@@ -103,24 +117,37 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
+def _columns(rows: Sequence[Dict]):
+    """COLUMNS, led by the series and worker count when a row is a multi-worker one."""
+    if any(r.get("series") == WORKERS_SERIES for r in rows):
+        return (("series", "series"), ("workers", "worker processes")) + COLUMNS
+    return COLUMNS
+
+
+def _where(row: Dict) -> str:
+    if row.get("series") == WORKERS_SERIES:
+        return f"{row['workers']} worker processes"
+    return f"{row['devices']} device(s)"
+
+
 def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
     """The table as markdown, with a title and notes above it."""
+    columns = _columns(rows)
     lines = [f"### {title}", ""]
     lines += [f"{note}  " for note in notes]
-    lines += ["", "| " + " | ".join(label for _, label in COLUMNS) + " |",
-              "| " + " | ".join("---:" if key not in ("device_kind",) else "---"
-                                for key, _ in COLUMNS) + " |"]
+    lines += ["", "| " + " | ".join(label for _, label in columns) + " |",
+              "| " + " | ".join("---:" if key not in ("device_kind", "series") else "---"
+                                for key, _ in columns) + " |"]
     for row in rows:
-        lines.append("| " + " | ".join(_cell(key, row.get(key)) for key, _ in COLUMNS) + " |")
+        lines.append("| " + " | ".join(_cell(key, row.get(key)) for key, _ in columns) + " |")
     failed = [r for r in rows if r.get("failed")]
     for row in failed:
-        lines.append(f"\n{row['failed']} run(s) at {row['devices']} device(s) failed: "
-                     f"{row['error']}")
+        lines.append(f"\n{row['failed']} run(s) at {_where(row)} failed: {row['error']}")
     return "\n".join(lines) + "\n"
 
 
 def write_csv(path: str, rows: Sequence[Dict]) -> None:
-    keys = [key for key, _ in COLUMNS] + ["failed", "error"]
+    keys = ["series", "workers"] + [key for key, _ in COLUMNS] + ["failed", "error"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         writer.writeheader()
@@ -151,6 +178,9 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
 
     done = [r for r in rows if r["examples_per_sec"] is not None]
     counts = [r["devices"] for r in done]
+    multi = any(r.get("series") == WORKERS_SERIES for r in done)
+    ticks = [f"{r['workers']} workers" if r.get("series") == WORKERS_SERIES else
+             (f"{r['devices']} dev" if multi else str(r["devices"])) for r in done]
     paths = []
     runs = sorted({r.get("runs") or 1 for r in done})
     repeated = runs[-1] > 1 if runs else False
@@ -169,7 +199,8 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
     def figure(name, ylabel, draw, note=None):
         fig, axes = pyplot.subplots(figsize=(7, 4.6), dpi=110)
         draw(axes)
-        axes.set_xlabel("devices")
+        axes.set_xlabel("replicas: devices, or worker processes (1 device each)" if multi
+                        else "devices")
         axes.set_ylabel(ylabel)
         axes.grid(True, alpha=0.3)
         fig.suptitle(title, fontsize=11)
@@ -184,16 +215,31 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
 
     def throughput(axes):
         measured = [r["examples_per_sec"] for r in done]
-        axes.plot(counts, [r["ideal_examples_per_sec"] for r in done], "--", color="gray",
+        ideal = sorted({(r["devices"], r["ideal_examples_per_sec"]) for r in done})
+        axes.plot([x for x, _ in ideal], [y for _, y in ideal], "--", color="gray",
                   label="ideal linear scaling")
-        axes.plot(counts, measured, "o-", color="tab:blue", label=f"measured ({median})")
-        if repeated:
-            axes.errorbar(counts, measured, yerr=spread("examples_per_sec", measured),
-                          fmt="none", ecolor="tab:blue", capsize=4)
-        for x, y in zip(counts, measured):
-            axes.annotate(f"{y:,.0f}", (x, y), textcoords="offset points", xytext=(8, 7),
-                          ha="center", fontsize=8)
-        axes.set_xticks(counts)
+        series = [(DEVICES_SERIES, "o-", "tab:blue"), (WORKERS_SERIES, "s-", "tab:red")]
+        for name, style, color in series:
+            picked = [(r, m) for r, m in zip(done, measured)
+                      if (r.get("series") or DEVICES_SERIES) == name]
+            if not picked:
+                continue
+            xs = [r["devices"] for r, _ in picked]
+            ys = [m for _, m in picked]
+            label = f"{name} ({median})" if multi else f"measured ({median})"
+            axes.plot(xs, ys, style, color=color, label=label)
+            if repeated:
+                bars = spread("examples_per_sec", measured)
+                keep = [i for i, r in enumerate(done) if (r.get("series") or DEVICES_SERIES)
+                        == name]
+                axes.errorbar(xs, ys, yerr=[[bars[0][i] for i in keep],
+                                            [bars[1][i] for i in keep]],
+                              fmt="none", ecolor=color, capsize=4)
+            for x, y in zip(xs, ys):
+                axes.annotate(f"{y:,.0f}", (x, y), textcoords="offset points",
+                              xytext=(8, 7 if name == DEVICES_SERIES else -12),
+                              ha="center", fontsize=8, color=color)
+        axes.set_xticks(sorted(set(counts)))
         axes.set_ylim(bottom=0, top=max([1] + measured + [r["ideal_examples_per_sec"]
                                                          for r in done] + [
             r.get("examples_per_sec_max") or 0 for r in done]) * 1.15)
@@ -206,7 +252,7 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
         for i, value in enumerate(values):
             axes.annotate(f"{value:.0f}%", (i, value), textcoords="offset points",
                           xytext=(0, 4), ha="center", fontsize=8)
-        axes.set_xticks(range(len(counts)), [str(c) for c in counts])
+        axes.set_xticks(range(len(counts)), ticks)
         axes.set_ylim(0, max([110] + [v + 10 for v in values]))
         axes.legend(loc="upper right")
 
@@ -223,7 +269,7 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
         for p, value in zip(positions, wall):
             axes.annotate(f"{value:.1f} s", (p - width / 2, value), textcoords="offset points",
                           xytext=(14 if repeated else 0, 3), ha="center", fontsize=8)
-        axes.set_xticks(positions, [str(c) for c in counts])
+        axes.set_xticks(positions, ticks)
         axes.set_ylim(0, max([1] + wall + [r.get("wall_secs_max") or 0 for r in done]) * 1.3)
         axes.legend(loc="upper left", fontsize=8)
 
