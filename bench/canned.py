@@ -9,6 +9,9 @@ processes (A B C ... A B C ...):
     keras_fit       a tf_keras Model of the same layers (DenseFeatures + Dense),
                     Model.fit on the same tf.data input (TF 2.21)
     original        tf.estimator.{DNN,Linear}Classifier (TF 2.15, --original_python)
+    original_on_tf  the original's own {DNN,Linear}ClassifierV2 code on this venv's
+                    TensorFlow (--original_source: its unpacked 2.15 wheel; see
+                    bench/original_on_this_tf.py): what the TensorFlow version costs
 
 Per process: median and range of the steady per-step time (first 50 steps left
 out, from timestamps taken inside the framework), the time from process launch
@@ -80,8 +83,11 @@ def _input_fn(tf):
     return input_fn
 
 
-def run_one(impl, model, steps, t_launch):
+def run_one(impl, model, steps, t_launch, original_source=None):
     """One measured run in this process; prints a JSON line."""
+    if impl == "original_on_tf":
+        import original_on_this_tf  # pylint: disable=g-import-not-at-top
+        linear, dnn, run_config = original_on_this_tf.load(original_source)
     if impl == "estimator_lib":
         import estimator_lib  # noqa: F401  pylint: disable=g-import-not-at-top,unused-import
         from estimator_lib import canned  # pylint: disable=g-import-not-at-top
@@ -118,6 +124,9 @@ def run_one(impl, model, steps, t_launch):
         if impl == "estimator_lib":
             cls = canned.DNNClassifierV2 if model == "dnn" else canned.LinearClassifierV2
             base = estimator_lib
+        elif impl == "original_on_tf":
+            cls = dnn.DNNClassifierV2 if model == "dnn" else linear.LinearClassifierV2
+            base = run_config
         else:
             cls = tf.estimator.DNNClassifier if model == "dnn" else tf.estimator.LinearClassifier
             base = tf.estimator
@@ -141,11 +150,12 @@ def run_one(impl, model, steps, t_launch):
         first_step_s=stamps[0] - t_launch)), flush=True)
 
 
-def _launch(python, impl, model, steps, env):
+def _launch(python, impl, model, steps, env, original_source=None):
     t0 = time.time()
     proc = subprocess.run(
         [python, os.path.abspath(__file__), f"--one={impl}", f"--model={model}",
-         f"--steps={steps}", f"--t_launch={t0}"],
+         f"--steps={steps}", f"--t_launch={t0}"]
+        + ([f"--original_source={original_source}"] if original_source else []),
         capture_output=True, text=True, env=env, check=False)
     exit_s = time.time() - t0
     for line in proc.stdout.splitlines():
@@ -171,9 +181,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--original_python", default=None)
+    parser.add_argument("--original_source", default=None,
+                        help="tensorflow-estimator 2.15's unpacked wheel: also runs its code "
+                             "on this venv's TensorFlow (original_on_tf).")
     args = parser.parse_args()
     if args.one:
-        run_one(args.one, args.model, args.steps, args.t_launch)
+        run_one(args.one, args.model, args.steps, args.t_launch, args.original_source)
         return
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
                PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -182,12 +195,14 @@ def main():
                                                    dict(env, TF_USE_LEGACY_KERAS="1"))]
     if args.original_python:
         impls.append(("original", args.original_python, orig_env))
+    if args.original_source:
+        impls.append(("original_on_tf", args.python, dict(env, TF_USE_LEGACY_KERAS="1")))
     started = provenance.start()
     results = {}
     for _ in range(args.repeats):
         for model in args.models.split(","):
             for impl, python, impl_env in impls:
-                r = _launch(python, impl, model, args.steps, impl_env)
+                r = _launch(python, impl, model, args.steps, impl_env, args.original_source)
                 results.setdefault((model, impl), []).append(r)
                 print(json.dumps(r), file=sys.stderr, flush=True)
     print(f"{provenance.line(started)}; batch {BATCH}, {args.steps} steps, 1 CPU device, "

@@ -22,6 +22,8 @@ import tensorflow as tf
 
 from estimator_lib.bin.jobs import models
 
+import provenance  # this folder
+
 
 class _FirstStepHook(tf.compat.v1.train.SessionRunHook):
     def __init__(self, start):
@@ -44,6 +46,7 @@ def main():
     parser.add_argument("--one_shot", action="store_true",
                         help="return a one-shot iterator's get_next() (cloudml-samples)")
     args = parser.parse_args()
+    started = provenance.start()
     images = np.random.RandomState(0).rand(args.examples, 28, 28, 1).astype(np.float32)
     labels = np.eye(10, dtype=np.float32)[np.arange(args.examples) % 10]
 
@@ -63,6 +66,7 @@ def main():
     sizes = {name: os.path.getsize(os.path.join(model_dir, name))
              for name in sorted(os.listdir(model_dir)) if os.path.isfile(
                  os.path.join(model_dir, name))}
+    print(provenance.line(started))
     print(f"examples={args.examples} ({images.nbytes / 1e6:.0f} MB of images) steps={args.steps}"
           f"{' one_shot' if args.one_shot else ''}")
     print(f"first step ends at {hook.first_step_secs:.2f} s; train() wall {wall:.2f} s")
