@@ -454,8 +454,9 @@ def main(argv=None):
     args = _parse(argv)
     os.makedirs(args.output_dir, exist_ok=True)
     if args.profile:
+        started = provenance.start()
         with tempfile.TemporaryDirectory(prefix="compare_") as scratch:
-            report = profile(args, scratch)
+            report = provenance.line(started) + "\n\n" + profile(args, scratch)
         with open(os.path.join(args.output_dir, "profile.txt"), "w", encoding="utf-8") as f:
             f.write(report + "\n")
         print(report)
