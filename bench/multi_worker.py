@@ -44,6 +44,9 @@ import tempfile
 import time
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)  # Also when imported as bench.multi_worker (its tests).
+import provenance  # noqa: E402  (this folder)
+
 REPO = os.path.dirname(_HERE)
 RUN_SCRIPT = os.path.join(_HERE, "multi_worker_run.py")
 DOCS = os.path.join(REPO, "docs", "benchmarks.md")
@@ -339,15 +342,6 @@ def command_line(argv):
     return "python bench/multi_worker.py" + (" " + shlex.join(argv) if argv else "")
 
 
-def git_commit(repo=REPO):
-    """The short hash, with "+uncommitted changes" when tracked files differ from it."""
-    commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=False).stdout.strip()
-    return (commit or "unknown") + (" + uncommitted changes" if dirty else "")
-
-
 def header_lines(command, machine):
     return [f"Command: `{command}`",
             f"Commit: {machine['commit']}",
@@ -420,7 +414,7 @@ def main(argv=None):
     args = _parse(argv)
     os.makedirs(args.output_dir, exist_ok=True)
     order = list(args.frameworks)
-    machine = {"commit": git_commit(), "cpus": os.cpu_count(),
+    machine = {"commit": provenance.commit(), "cpus": os.cpu_count(),
                "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
                "load_before": os.getloadavg()[0]}
     command = command_line(argv)

@@ -141,8 +141,15 @@ def _run_once(count: int, repeat: int, *, output_dir: str, strategy: str, scope:
     record: Dict[str, Any] = {"devices": count, "repeat": repeat, "wall_secs": wall,
                               "returncode": returncode, "log": log_path,
                               "model_dir": model_dir, "command": command}
+    return _with_summary(record, model_dir, returncode == 0,
+                         lambda: _last_error(log_path, returncode))
+
+
+def _with_summary(record: Dict[str, Any], model_dir: str, succeeded: bool,
+                  error) -> Dict[str, Any]:
+    """`record` with the run's train summary (the chief's), or with `error()` if none."""
     summary_path = os.path.join(model_dir, job.SUMMARY_FILENAME)
-    if returncode == 0 and os.path.isfile(summary_path):
+    if succeeded and os.path.isfile(summary_path):
         with open(summary_path, encoding="utf-8") as f:
             summary = json.load(f)
         # The record's own fields (devices: the count) win over the summary's.
@@ -151,7 +158,7 @@ def _run_once(count: int, repeat: int, *, output_dir: str, strategy: str, scope:
         if not record["ok"]:
             record["error"] = "no examples/sec measured (train_steps <= warm_steps?)"
     else:
-        record.update(ok=False, error=_last_error(log_path, returncode))
+        record.update(ok=False, error=error())
     return record
 
 
@@ -228,19 +235,11 @@ def _run_workers(count: int, repeat: int, *, output_dir: str, scope: str,
     record: Dict[str, Any] = {"devices": count, "workers": count, "repeat": repeat,
                               "wall_secs": wall, "returncode": codes[0], "log": logs[0],
                               "logs": logs, "model_dir": model_dir, "command": command}
-    summary_path = os.path.join(model_dir, job.SUMMARY_FILENAME)  # The chief's.
-    if all(code == 0 for code in codes) and os.path.isfile(summary_path):
-        with open(summary_path, encoding="utf-8") as f:
-            summary = json.load(f)
-        record = {**summary, **record}
-        record["ok"] = record.get("examples_per_sec") is not None
-        if not record["ok"]:
-            record["error"] = "no examples/sec measured (train_steps <= warm_steps?)"
-    else:
-        bad = next((i for i, code in enumerate(codes) if code != 0), 0)
-        record.update(ok=False, log=logs[bad], error=f"task {bad}: " + _last_error(
-            logs[bad], codes[bad]))
-    return record
+    bad = next((i for i, code in enumerate(codes) if code != 0), 0)
+    if codes[bad] != 0:
+        record["log"] = logs[bad]
+    return _with_summary(record, model_dir, all(code == 0 for code in codes),
+                         lambda: f"task {bad}: " + _last_error(logs[bad], codes[bad]))
 
 
 def _last_error(log_path: str, returncode: int) -> str:
