@@ -48,8 +48,8 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    that notifies `Model::OptimizeLoop` before it marks itself cancelled, so the
    woken thread still reads "not cancelled" and sleeps out its optimisation period,
    which doubles from 10 ms to 60 s as training runs. Every train, evaluate and
-   predict stood 0 to 13 s (seen) in `close()` after its last step, at random (the
-   seed CNN: 4.8 s median, bench/session_teardown.py). With autotuning off no such
+   predict stood 0 to 15 s (seen) in `close()` after its last step, at random (the
+   seed CNN on 2 devices: 2 of 3 calls, 5 s; bench/session_teardown.py). With autotuning off no such
    thread exists; `AUTOTUNE` values take tf.data's static defaults (parallel calls
    = min(16, cores), prefetch buffers grown by the legacy prefetch autotuner); per
    step the seed CNN is as fast (docs/benchmarks.md). tf.data's `inject_prefetch`

@@ -1,7 +1,7 @@
 """tf_patches 5: the Datasets an input_fn returns run without tf.data's autotune thread.
 
 That thread misses its cancellation and held every session close for up to its
-optimisation period (0 to 13 s seen); the graph the Estimator builds must carry
+optimisation period (0 to 15 s seen); the graph the Estimator builds must carry
 `autotune.enabled = False` on every path that turns an input_fn's Dataset into an
 iterator, and must keep an input_fn's own explicit choice.
 """
