@@ -55,13 +55,14 @@ class ModelGraph:
         if self.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(self.config.tf_random_seed)
         global_step = tf.compat.v1.train.create_global_step(graph)
-        # The hooks read the step through this tensor (as the original, the model_fn
-        # is not built under a dependency on it; hooks re-read the step where it
-        # matters, e.g. StopAtStepHook and the checkpoint saver). TensorFlow's own version reads `initialized_value()`, which also evaluates
+        # The hooks read the step through this tensor; model_fn's ops depend on it
+        # (see call_model_fn), so a run reads the step before incrementing it.
+        # TensorFlow's own version reads `initialized_value()`, which also evaluates
         # the initial value: under MultiWorkerMirroredStrategy that is a collective
         # broadcast, and a read by one worker alone (a chief-only hook) would leave
         # the workers' collectives out of step, hanging the next training step.
-        # Like TensorFlow's, it reads 0 before initialisation.
+        # Like TensorFlow's, it reads 0 before initialisation (a Saver built in model_fn
+        # restores under this dependency, before the step exists).
         with graph.name_scope(None), graph.name_scope(global_step.op.name + "/"):
             read = tf.compat.v1.cond(
                 tf.compat.v1.is_variable_initialized(global_step),
