@@ -133,11 +133,10 @@ class ModelGraph:
         if "config" in args:
             kwargs["config"] = config
         logging.info("Calling model_fn.")
-        # The read hooks use (as the original: created before the model_fn, which is
-        # not built under a dependency on it).
-        training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
         try:
-            with tf_patches.keras_initializers_seeded(config.tf_random_seed):
+            with tf.control_dependencies([step_read] if step_read is not None else []), \
+                    tf_patches.keras_initializers_seeded(config.tf_random_seed):
                 model_fn = strategies.model_fn_as_the_strategy_calls_it(self.model_fn)
                 spec = model_fn(features=features, **kwargs)
         except Exception as e:

@@ -212,25 +212,6 @@ class TrainTest(tf.test.TestCase):
         self.assertAllEqual(values[0], values[1])
 
 
-class ModelFnGraphAsOriginalTest(tf.test.TestCase):
-    """The model_fn is built as the original 2.15 built it: not under a control
-    dependency on the global-step read that hooks use (TF 1.x's Estimator did that;
-    2.15 only creates the read before calling the model_fn)."""
-
-    def test_model_fn_ops_have_no_control_input_on_the_global_step_read(self):
-        built = {}
-
-        def model_fn(features, labels, mode):
-            built["probe"] = tf.identity(features["x"], name="probe")
-            built["read"] = tf.compat.v1.get_collection("global_step_read_op_cache")
-            return testing.linear_model_fn(features, labels, mode)
-
-        estimator = el.Estimator(model_fn, model_dir=tempfile.mkdtemp())
-        estimator.train(testing.train_input_fn(), steps=1)
-        self.assertLen(built["read"], 1)  # Created before the model_fn, for the hooks.
-        self.assertEqual(built["probe"].op.control_inputs, [])
-
-
 class EvaluateAndPredictTest(tf.test.TestCase):
 
     def test_evaluate_without_checkpoint_initializes(self):
