@@ -212,6 +212,26 @@ class TrainTest(tf.test.TestCase):
         self.assertAllEqual(values[0], values[1])
 
 
+class GlobalStepReadOrderTest(tf.test.TestCase):
+    """Deliberate difference 22: the model_fn is built under a control dependency on
+    the global-step read the hooks use, so every run reads the step before the
+    train_op increments it. The original 2.15 left the order to the executor: the
+    hooks' `step = N` could read N + 1 (seen once in CI as `step = 51` for 50)."""
+
+    def test_model_fn_ops_wait_for_the_global_step_read(self):
+        built = {}
+
+        def model_fn(features, labels, mode):
+            built["probe"] = tf.identity(features["x"], name="probe")
+            built["read"] = tf.compat.v1.get_collection("global_step_read_op_cache")
+            return testing.linear_model_fn(features, labels, mode)
+
+        estimator = el.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        estimator.train(testing.train_input_fn(), steps=1)
+        self.assertLen(built["read"], 1)
+        self.assertEqual(built["probe"].op.control_inputs, [built["read"][0].op])
+
+
 class EvaluateAndPredictTest(tf.test.TestCase):
 
     def test_evaluate_without_checkpoint_initializes(self):
