@@ -275,7 +275,29 @@ def _notes(machine: Dict, scope: str, counts: List[int]) -> List[str]:
     return [devices, scaling,
             "examples/sec: ExamplesPerSecondHook, every replica counted, warm-up steps "
             "excluded; total time: the whole training process (start-up, training, "
-            "evaluation); medians of the runs."]
+            "evaluation); medians of the runs, (min-max) where several differ."]
+
+
+def _source() -> str:
+    """The estimator_lib the benchmark ran: its git commit when run from a checkout
+    (marked when tracked files differ from it), else its installed version."""
+    here = os.path.dirname(os.path.abspath(__file__))
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", "-C", here, *args], capture_output=True, text=True,
+                                  check=False, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    head = git("rev-parse", "--short", "HEAD")
+    if not head:
+        from importlib import metadata  # pylint: disable=import-outside-toplevel
+        try:
+            return f"estimator_lib {metadata.version('estimator_lib')}"
+        except metadata.PackageNotFoundError:
+            return "estimator_lib (version unknown)"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
 
 
 def main(argv):
@@ -292,6 +314,7 @@ def main(argv):
     output_dir = defs.OUTPUT_DIR.value or tempfile.mkdtemp(prefix="scaling_benchmark_")
     os.makedirs(os.path.join(output_dir, "runs"), exist_ok=True)
     machine = _machine(gpus)
+    load_before = os.getloadavg()[0]
     kind = "GPU" if gpus else "logical CPU devices (shared cores)"
     multi = [w for w in workers if w > 1]
     _log(f"device counts {counts} on {kind}"
@@ -330,8 +353,10 @@ def main(argv):
     notes = _notes(machine, scope, counts)
     command = " ".join(["python -m", PROGRAM] + [
         absl_flags.FLAGS[name].serialize() for name in sorted(_OUR_FLAGS) if _given(name)])
-    notes.append(f"{datetime.date.today().isoformat()}, TF {machine['tensorflow']}, "
-                 f"{machine['cpu_cores']} CPU cores. Command: `{command.strip()}`")
+    notes.append(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}, "
+                 f"{_source()}, TF {machine['tensorflow']}, {machine['cpu_cores']} CPU cores, "
+                 f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after. "
+                 f"Command: `{command.strip()}`")
     if multi:
         notes.insert(2, f"Worker processes ({', '.join(map(str, multi))}): the same job as that "
                         "many processes on 127.0.0.1, one device each, TF_CONFIG and "

@@ -117,6 +117,18 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
+_SPREAD_KEYS = ("examples_per_sec", "train_secs", "wall_secs")
+
+
+def _cell_of(key: str, row: Dict) -> str:
+    """`_cell`, with the runs' min-max after the median where several runs differ."""
+    text = _cell(key, row.get(key))
+    low, high = row.get(f"{key}_min"), row.get(f"{key}_max")
+    if key in _SPREAD_KEYS and (row.get("runs") or 0) > 1 and low is not None and low != high:
+        text += f" ({_cell(key, low)}-{_cell(key, high)})"
+    return text
+
+
 def _columns(rows: Sequence[Dict]):
     """COLUMNS, led by the series and worker count when a row is a multi-worker one."""
     if any(r.get("series") == WORKERS_SERIES for r in rows):
@@ -131,7 +143,8 @@ def _where(row: Dict) -> str:
 
 
 def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
-    """The table as markdown, with a title and notes above it."""
+    """The table as markdown, with a title and notes above it; with several runs, the
+    measured columns give the median and (min-max)."""
     columns = _columns(rows)
     lines = [f"### {title}", ""]
     lines += [f"{note}  " for note in notes]
@@ -139,7 +152,7 @@ def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
               "| " + " | ".join("---:" if key not in ("device_kind", "series") else "---"
                                 for key, _ in columns) + " |"]
     for row in rows:
-        lines.append("| " + " | ".join(_cell(key, row.get(key)) for key, _ in columns) + " |")
+        lines.append("| " + " | ".join(_cell_of(key, row) for key, _ in columns) + " |")
     failed = [r for r in rows if r.get("failed")]
     for row in failed:
         lines.append(f"\n{row['failed']} run(s) at {_where(row)} failed: {row['error']}")

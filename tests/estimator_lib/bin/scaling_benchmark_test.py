@@ -55,6 +55,9 @@ class ScalingBenchmarkTest(tf.test.TestCase):
             table = f.read()
         self.assertIn("| devices |", table)
         self.assertIn("sharing the same", table)
+        # Provenance: when, which code (a git checkout here), the machine's load around it.
+        self.assertRegex(table, r"\d{4}-\d\d-\d\d \d\d:\d\d UTC, commit [0-9a-f]{7,}.*, "
+                                r"load average \d+\.\d before, \d+\.\d after\. Command: ")
         for name in scaling_report.CHART_FILES:
             with open(os.path.join(output_dir, name), "rb") as f:
                 self.assertEqual(f.read(8), PNG_MAGIC, name)
@@ -98,7 +101,10 @@ class ReportTest(tf.test.TestCase):
     def test_markdown_csv_and_charts(self):
         rows = scaling_report.make_rows(self._runs(), [1, 2, 4])
         text = scaling_report.markdown(rows, title="T", notes=["a note"])
-        self.assertIn("| 2 | GPU | - | 128 | 170 | 200 | 1.70x | 85% |", text)
+        # Several runs: the median, then their min-max; one run: the figure alone.
+        self.assertIn("| 2 | GPU | - | 128 | 170 (160-180) | 200 | 1.70x | 85% | 3.5 (3.0-4.0) "
+                      "| 10.0 (9.0-11.0) |", text)
+        self.assertIn("| 1 | GPU | - | 64 | 100 | 100 | 1.00x | 100% | 5.0 | 10.0 |", text)
         self.assertIn("failed: boom", text)
         path = os.path.join(self.get_temp_dir(), "s.csv")
         scaling_report.write_csv(path, rows)
