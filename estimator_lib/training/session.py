@@ -9,20 +9,22 @@ import tensorflow as tf
 
 from estimator_lib import tf_patches
 from estimator_lib.training import checkpoints
+from estimator_lib.training import repeated_runs
 from estimator_lib.distribute.cluster_wait import unreachable_tasks
 
 
 class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
-    """`tf.compat.v1.train.ChiefSessionCreator`; with `close_in_background`, its sessions
-    close on a thread (tf_patches, patch 2: distributed jobs only, where closing a
-    session to a task that died never returns)."""
+    """`tf.compat.v1.train.ChiefSessionCreator` whose sessions run repeated fetches
+    through callables (`repeated_runs`); with `close_in_background`, they close on a
+    thread (tf_patches, patch 2: distributed jobs only, where closing a session to a
+    task that died never returns)."""
 
     def __init__(self, *args, close_in_background: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self._close_in_background = close_in_background
 
     def create_session(self):
-        session = super().create_session()
+        session = repeated_runs.fast_repeated_runs(super().create_session())
         if self._close_in_background:
             return tf_patches.close_in_background(session)
         return session
@@ -124,7 +126,8 @@ class _WorkerSessionCreator(tf.compat.v1.train.WorkerSessionCreator):
                                       _RECREATION_CAUSE[_PARAMETER_SERVER],
                                       job=_PARAMETER_SERVER)
         self._created = True
-        return tf_patches.close_in_background(super().create_session())
+        return tf_patches.close_in_background(
+            repeated_runs.fast_repeated_runs(super().create_session()))
 
 
 class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):

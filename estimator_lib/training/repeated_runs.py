@@ -1,0 +1,93 @@
+"""Session runs that repeat the same fetches skip rebuilding them each time.
+
+A training loop runs one fetch structure (`{'caller': [train_op, loss], hook:
+...}`) thousands of times. `tf.compat.v1.Session.run` re-interprets that
+structure on every call (`_FetchHandler`: which tensors, which ops, how to pack
+the results), which costs about as much as a small model's whole step. A
+session's `make_callable` interprets it once. `fast_repeated_runs(session)` makes
+`session.run` keep one callable per fetch structure it has seen and run through
+it whenever a run feeds nothing; the callable takes the run's `options` and
+fills its `run_metadata`, so what a run returns and what hooks observe is what
+`Session.run` gives. A run that feeds tensors, a graph still being built or a
+closed session take `Session.run` itself. Errors name the failing op as
+`Session.run`'s do.
+"""
+
+import collections
+import re
+
+from tensorflow.python.framework import error_interpolation
+from tensorflow.python.framework import errors
+from tensorflow.python.util import compat
+
+# Fetch structures a session keeps callables for; beyond it, the oldest is dropped.
+_MAX_CALLABLES = 32
+# Where a runtime error's message names the failing node (as Session.run reads it).
+_NODE_NAME_RE = re.compile(r"\[\[(Node: )?(\{\{node )?([^\} ]*)(\}\})?\s*=*")
+
+
+def _structure_key(fetches, leaves):
+    """A hashable key equal for two fetch structures that run the same way; appends
+    the structure's objects that the key holds by identity to `leaves`.
+
+    Containers by type and keys (dict keys by identity unless strings: hooks key
+    their fetches by the hook object), leaves by identity (tensors, ops), names by value.
+    """
+    if isinstance(fetches, dict):
+        items = []
+        for k, v in fetches.items():
+            if not isinstance(k, str):
+                leaves.append(k)
+                k = id(k)
+            items.append((k, _structure_key(v, leaves)))
+        return (type(fetches), tuple(items))
+    if isinstance(fetches, (list, tuple)):
+        return (type(fetches), tuple(_structure_key(v, leaves) for v in fetches))
+    if isinstance(fetches, str):
+        return fetches
+    leaves.append(fetches)
+    return id(fetches)
+
+
+def fast_repeated_runs(session):
+    """Makes `session.run` reuse one callable per fetch structure (module docstring)."""
+    plain_run = session.run
+    callables = collections.OrderedDict()
+
+    def run(fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict or session._closed or not session.graph.finalized:  # pylint: disable=protected-access
+            return plain_run(fetches, feed_dict=feed_dict, options=options,
+                             run_metadata=run_metadata)
+        leaves = []
+        key = _structure_key(fetches, leaves)
+        entry = callables.get(key)
+        if entry is None:
+            # The entry keeps the key's objects alive, so that their ids stay theirs.
+            entry = (session.make_callable(fetches, accept_options=True), leaves)
+            callables[key] = entry
+            if len(callables) > _MAX_CALLABLES:
+                callables.popitem(last=False)
+        else:
+            callables.move_to_end(key)
+        try:
+            return entry[0](options=options, run_metadata=run_metadata)
+        except errors.OpError as e:
+            raise _as_session_run_error(session.graph, e)
+
+    session.run = run
+    return session
+
+
+def _as_session_run_error(graph, error):
+    """The error `Session.run` raises for `error`: the failing op attached and the
+    message's node references spelled out with where they were created."""
+    message = compat.as_text(error.message)
+    op = None
+    match = _NODE_NAME_RE.search(message)
+    if match is not None:
+        try:
+            op = graph.get_operation_by_name(match.group(3))
+        except KeyError:
+            op = None
+    message = error_interpolation.interpolate_graph(message, graph)
+    return type(error)(op.node_def if op is not None else None, op, message)
