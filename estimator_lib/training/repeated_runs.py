@@ -15,6 +15,7 @@ closed session take `Session.run` itself. Errors name the failing op as
 
 import collections
 import re
+import threading
 
 from tensorflow.python.framework import error_interpolation
 from tensorflow.python.framework import errors
@@ -53,6 +54,7 @@ def fast_repeated_runs(session):
     """Makes `session.run` reuse one callable per fetch structure (module docstring)."""
     plain_run = session.run
     callables = collections.OrderedDict()
+    lock = threading.Lock()
 
     def run(fetches, feed_dict=None, options=None, run_metadata=None):
         if feed_dict or session._closed or not session.graph.finalized:  # pylint: disable=protected-access
@@ -60,15 +62,17 @@ def fast_repeated_runs(session):
                              run_metadata=run_metadata)
         leaves = []
         key = _structure_key(fetches, leaves)
-        entry = callables.get(key)
+        with lock:  # hooks and user threads may run the session concurrently
+            entry = callables.get(key)
+            if entry is not None:
+                callables.move_to_end(key)
         if entry is None:
             # The entry keeps the key's objects alive, so that their ids stay theirs.
             entry = (session.make_callable(fetches, accept_options=True), leaves)
-            callables[key] = entry
-            if len(callables) > _MAX_CALLABLES:
-                callables.popitem(last=False)
-        else:
-            callables.move_to_end(key)
+            with lock:
+                callables[key] = entry
+                if len(callables) > _MAX_CALLABLES:
+                    callables.popitem(last=False)
         try:
             return entry[0](options=options, run_metadata=run_metadata)
         except errors.OpError as e:
