@@ -12,7 +12,7 @@ import os
 import unittest
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_TOP_FOLDERS = ("estimator_lib", "datasets", "flags", "tests", "bench")
+_TOP_FOLDERS = ("estimator_lib", "datasets", "flags", "tests", "bench", "conformance")
 # Installed package -> the repository folder holding it (setup.cfg's package_dir).
 _MAPPED = {"estimator_lib.datasets": "datasets", "estimator_lib.flags": "flags"}
 
