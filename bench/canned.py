@@ -213,6 +213,31 @@ def main():
         print(f"| {model} | {impl} | {_fmt([r['step_ms'] for r in rs], '{:.2f}')} | "
               f"{_fmt([r['first_step_s'] for r in rs], '{:.1f}')} | "
               f"{_fmt([r['exit_s'] for r in rs], '{:.1f}')} |")
+    _print_targets(results, args.models.split(","))
+
+
+# Per-step targets of issue 16: estimator_lib at least the original's speed, and at
+# least 0.9x Keras fit's.
+_TARGETS = (("original", 1.0), ("keras_fit", 0.9), ("original_on_tf", None))
+
+
+def _print_targets(results, models):
+    """Per step, estimator_lib's speed over each peer's (their time over its), taken
+    within each round (the processes of one round ran back to back), then the median."""
+    print("\nPer step, estimator_lib's speed as a multiple of each peer's, round by round "
+          "(median in bold):\n")
+    for model in models:
+        ours = [r["step_ms"] for r in results.get((model, "estimator_lib"), [])]
+        for peer, target in _TARGETS:
+            theirs = [r["step_ms"] for r in results.get((model, peer), [])]
+            if not ours or not theirs:
+                continue
+            ratios = [t / o for o, t in zip(ours, theirs)]
+            median = statistics.median(ratios)
+            verdict = "" if target is None else (
+                f" (target >= {target:.1f}: {'met' if median >= target else 'missed'})")
+            print(f"- {model}, x {peer}: {' / '.join(f'{x:.2f}' for x in ratios)}; "
+                  f"**{median:.2f}**{verdict}")
 
 
 if __name__ == "__main__":
