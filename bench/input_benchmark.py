@@ -240,17 +240,17 @@ def main() -> None:
     rgb_limit = statistics.median(rates["raw_rgb"]) if "raw_rgb" in rates \
         else None
     print(f"\n{provenance.line(started)}, TF {tf.__version__}; {len(paths)} JPEGs "
-          f"512x496 -> {size[0]}x{size[1]}, batch {batch}, median (best) of {args.repeats} "
+          f"512x496 -> {size[0]}x{size[1]}, batch {batch}, median (min-max) of {args.repeats} "
           "interleaved passes\n")
-    print("| variant | images/s (median) | images/s (best) | x raw_gray "
+    print("| variant | images/s, median (min-max) | x raw_gray "
           "| x raw_gray3 | x raw_rgb | CPU ms/image (min) |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, values in rates.items():
-        median, best = statistics.median(values), max(values)
+        median, slowest, best = statistics.median(values), min(values), max(values)
         ratio = f"{median / limit:.2f}" if limit else "-"
         gray3_ratio = f"{median / gray3_limit:.2f}" if gray3_limit else "-"
         rgb_ratio = f"{median / rgb_limit:.2f}" if rgb_limit else "-"
-        print(f"| {name} | {median:,.0f} | {best:,.0f} | {ratio} | "
+        print(f"| {name} | {median:,.0f} ({slowest:,.0f}-{best:,.0f}) | {ratio} | "
               f"{gray3_ratio} | {rgb_ratio} | {min(cpu[name]) * 1000:.2f} |")
     if "pipeline" in rates and "tfrecord_raw" in rates:
         speedup = (statistics.median(rates["tfrecord_raw"])

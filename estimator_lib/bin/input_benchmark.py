@@ -47,6 +47,7 @@ folder_scan = cli.lazy_module("estimator_lib.datasets.folder_scan")
 image_folder = cli.lazy_module("estimator_lib.datasets.image_folder")
 images = cli.lazy_module("estimator_lib.datasets.images")
 oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
+provenance = cli.lazy_module("estimator_lib.bin.jobs.provenance")
 pipeline = cli.lazy_module("estimator_lib.datasets.pipeline")
 synthetic = cli.lazy_module("estimator_lib.datasets.synthetic")
 
@@ -138,6 +139,7 @@ def measure(runners: Dict[str, Callable[[], int]], repeats: int) -> Dict[str, Di
             cpu[name].append(1000 * (time.process_time() - start_cpu) / count)
     return {name: {"images_per_sec": statistics.median(rates[name]),
                    "best_images_per_sec": max(rates[name]),
+                   "slowest_images_per_sec": min(rates[name]),
                    "cpu_ms_per_image": min(cpu[name]), "passes": rates[name]}
             for name in runners}
 
@@ -182,15 +184,16 @@ def main(argv):
         f"Input pipeline alone: {count} {what} -> {side}x{side}, {len(cycled)} images a "
         f"pass, batch {batch}, {cores} cores, TF {tf.__version__}, median (best) of "
         f"{repeats} interleaved passes, load average {load_before:.1f} before, "
-        f"{load_after:.1f} after",
+        f"{load_after:.1f} after; {provenance.stamp()}",
         "",
-        "| variant | images/s (median) | images/s (best) | "
+        "| variant | images/s, median (min-max) | "
         + " | ".join(f"x {name}" for name in references) + " | CPU ms/image (min) |",
-        "| --- | ---: | ---: | " + " | ".join("---:" for _ in references) + " | ---: |",
+        "| --- | ---: | " + " | ".join("---:" for _ in references) + " | ---: |",
     ]
     for name, result in results.items():
-        lines.append(f"| {name} | {result['images_per_sec']:,.0f} | "
-                     f"{result['best_images_per_sec']:,.0f} | "
+        lines.append(f"| {name} | {result['images_per_sec']:,.0f} "
+                     f"({result['slowest_images_per_sec']:,.0f}-"
+                     f"{result['best_images_per_sec']:,.0f}) | "
                      + " | ".join(f"{result['images_per_sec'] / results[r]['images_per_sec']:.2f}"
                                   for r in references)
                      + f" | {result['cpu_ms_per_image']:.2f} |")

@@ -20,7 +20,6 @@ devices); --scaling=strong keeps it as the global batch.
     python -m estimator_lib.bin.scaling_benchmark --devices=1,2 --workers=1,2 --output_dir=DIR
 """
 
-import datetime
 import json
 import os
 import platform
@@ -44,6 +43,7 @@ tf = cli.lazy_module("tensorflow")
 devices_lib = cli.lazy_module("estimator_lib.bin.jobs.devices")
 job = cli.lazy_module("estimator_lib.bin.jobs.job")
 scaling_report = cli.lazy_module("estimator_lib.bin.jobs.scaling_report")
+provenance = cli.lazy_module("estimator_lib.bin.jobs.provenance")
 
 PROGRAM = "estimator_lib.bin.scaling_benchmark"
 TRAIN_MODULE = "estimator_lib.bin.train"
@@ -278,28 +278,6 @@ def _notes(machine: Dict, scope: str, counts: List[int]) -> List[str]:
             "evaluation); medians of the runs, (min-max) where several differ."]
 
 
-def _source() -> str:
-    """The estimator_lib the benchmark ran: its git commit when run from a checkout
-    (marked when tracked files differ from it), else its installed version."""
-    here = os.path.dirname(os.path.abspath(__file__))
-
-    def git(*args):
-        try:
-            return subprocess.run(["git", "-C", here, *args], capture_output=True, text=True,
-                                  check=False, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    head = git("rev-parse", "--short", "HEAD")
-    if not head:
-        from importlib import metadata  # pylint: disable=import-outside-toplevel
-        try:
-            return f"estimator_lib {metadata.version('estimator_lib')}"
-        except metadata.PackageNotFoundError:
-            return "estimator_lib (version unknown)"
-    dirty = git("status", "--porcelain", "--untracked-files=no")
-    return f"commit {head}" + (" + uncommitted changes" if dirty else "")
-
-
 def main(argv):
     if len(argv) > 1:
         raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
@@ -353,8 +331,7 @@ def main(argv):
     notes = _notes(machine, scope, counts)
     command = " ".join(["python -m", PROGRAM] + [
         absl_flags.FLAGS[name].serialize() for name in sorted(_OUR_FLAGS) if _given(name)])
-    notes.append(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}, "
-                 f"{_source()}, TF {machine['tensorflow']}, {machine['cpu_cores']} CPU cores, "
+    notes.append(f"{provenance.stamp()}, TF {machine['tensorflow']}, {machine['cpu_cores']} CPU cores, "
                  f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after. "
                  f"Command: `{command.strip()}`")
     if multi:

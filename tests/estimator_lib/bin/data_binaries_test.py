@@ -51,6 +51,9 @@ class InputBenchmarkTest(_FlagsParsed):
         self.assertIn("| pipeline |", printed)
         # The pipeline against both references, every time (docs quote either).
         self.assertIn("| x loop | x loop_3ch |", printed)
+        self.assertIn("| images/s, median (min-max) |", printed)
+        self.assertRegex(printed, r"\| pipeline \| [\d,]+ \([\d,]+-[\d,]+\) \|")
+        self.assertRegex(printed, r"after; \d{4}-\d\d-\d\d \d\d:\d\d UTC, commit [0-9a-f]{7,}")
         self.assertRegex(printed, r"\(\d+\.\d\dx loop, \d+\.\d\dx loop_3ch on the same files\)")
         self.assertIn("will wait for input", printed)
         with open(os.path.join(output_dir, "input_benchmark.json")) as f:
