@@ -182,7 +182,7 @@ def main(argv):
                         f"{name}" for name in references)
     lines = [
         f"Input pipeline alone: {count} {what} -> {side}x{side}, {len(cycled)} images a "
-        f"pass, batch {batch}, {cores} cores, TF {tf.__version__}, median (best) of "
+        f"pass, batch {batch}, {cores} cores, TF {tf.__version__}, median (min-max) of "
         f"{repeats} interleaved passes, load average {load_before:.1f} before, "
         f"{load_after:.1f} after; {provenance.stamp()}",
         "",

@@ -52,6 +52,7 @@ class InputBenchmarkTest(_FlagsParsed):
         # The pipeline against both references, every time (docs quote either).
         self.assertIn("| x loop | x loop_3ch |", printed)
         self.assertIn("| images/s, median (min-max) |", printed)
+        self.assertIn("median (min-max) of 1 interleaved passes", printed)
         self.assertRegex(printed, r"\| pipeline \| [\d,]+ \([\d,]+-[\d,]+\) \|")
         self.assertRegex(printed, r"after; \d{4}-\d\d-\d\d \d\d:\d\d UTC, commit [0-9a-f]{7,}")
         self.assertRegex(printed, r"\(\d+\.\d\dx loop, \d+\.\d\dx loop_3ch on the same files\)")
