@@ -9,22 +9,17 @@ session's `make_callable` interprets it once. `fast_repeated_runs(session)` make
 it whenever a run feeds nothing; the callable takes the run's `options` and
 fills its `run_metadata`, so what a run returns and what hooks observe is what
 `Session.run` gives. A run that feeds tensors, a graph still being built or a
-closed session take `Session.run` itself. Errors name the failing op as
-`Session.run`'s do.
+closed session take `Session.run` itself. The callable runs inside the
+session's own error translation (`_do_call`, what `Session.run` uses), so a
+failing step raises what `Session.run` raises: the failing op attached, its
+message interpolated with where the op was created.
 """
 
 import collections
-import re
 import threading
-
-from tensorflow.python.framework import error_interpolation
-from tensorflow.python.framework import errors
-from tensorflow.python.util import compat
 
 # Fetch structures a session keeps callables for; beyond it, the oldest is dropped.
 _MAX_CALLABLES = 32
-# Where a runtime error's message names the failing node (as Session.run reads it).
-_NODE_NAME_RE = re.compile(r"\[\[(Node: )?(\{\{node )?([^\} ]*)(\}\})?\s*=*")
 
 
 def _structure_key(fetches, leaves):
@@ -73,25 +68,9 @@ def fast_repeated_runs(session):
                 callables[key] = entry
                 if len(callables) > _MAX_CALLABLES:
                     callables.popitem(last=False)
-        try:
-            return entry[0](options=options, run_metadata=run_metadata)
-        except errors.OpError as e:
-            raise _as_session_run_error(session.graph, e)
+        return session._do_call(  # pylint: disable=protected-access
+            lambda: entry[0](options=options, run_metadata=run_metadata))
 
     session.run = run
     return session
 
-
-def _as_session_run_error(graph, error):
-    """The error `Session.run` raises for `error`: the failing op attached and the
-    message's node references spelled out with where they were created."""
-    message = compat.as_text(error.message)
-    op = None
-    match = _NODE_NAME_RE.search(message)
-    if match is not None:
-        try:
-            op = graph.get_operation_by_name(match.group(3))
-        except KeyError:
-            op = None
-    message = error_interpolation.interpolate_graph(message, graph)
-    return type(error)(op.node_def if op is not None else None, op, message)
