@@ -233,11 +233,12 @@ class _PhaseRecorder:
 
     def __init__(self, tf):
         # pylint: disable=import-outside-toplevel
-        from estimator_lib import inputs, model_graph
+        from estimator_lib.graph import inputs
+        from estimator_lib.graph import model_graph
         from estimator_lib.keras import conversion
         from estimator_lib.training import checkpoints
         from estimator_lib.training import train_model
-        from estimator_lib.estimator import Estimator
+        from estimator_lib.engine.estimator import Estimator
         self.spans = []
         train = tf.compat.v1.train
         targets = [

@@ -50,7 +50,7 @@ import tensorflow as tf
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-from estimator_lib import tf_patches  # noqa: E402
+from estimator_lib.tf_internals import patches as tf_patches  # noqa: E402
 from estimator_lib.datasets import images, oct_folder, pipeline, synthetic, tfrecord_reader, tfrecord_writer  # noqa: E402
 
 CLASSES = oct_folder.CLASS_NAMES

@@ -7,7 +7,7 @@ that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
 # pylint: disable=g-bad-import-order,wrong-import-position
 import sys as _sys
 
-from estimator_lib import _keras_switch  # noqa: F401  (must run before TensorFlow loads)
+from estimator_lib.core import keras_switch as _keras_switch  # noqa: F401  (must run before TensorFlow loads)
 
 __version__ = "0.1.0"
 

@@ -6,12 +6,11 @@ answers --help before TensorFlow loads).
 """
 
 # pylint: disable=g-bad-import-order,unused-import
-from estimator_lib import tf_patches
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
-from estimator_lib.estimator import Estimator
-from estimator_lib.extenders import add_metrics
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.extenders import add_metrics
 from estimator_lib.export.exporters import BestExporter
 from estimator_lib.export.exporters import Exporter
 from estimator_lib.export.exporters import FinalExporter
@@ -34,14 +33,14 @@ from estimator_lib.hooks import StepCounterHook
 from estimator_lib.hooks import StopAtStepHook
 from estimator_lib.hooks import SummarySaverHook
 from estimator_lib.keras import model_to_estimator
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.run_config import RunConfig
-from estimator_lib.train_eval import EvalSpec
-from estimator_lib.train_eval import TrainSpec
-from estimator_lib.train_eval import train_and_evaluate
-from estimator_lib.warm_starting import VocabInfo
-from estimator_lib.warm_starting import WarmStartSettings
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.run_config import RunConfig
+from estimator_lib.engine.train_eval import EvalSpec
+from estimator_lib.engine.train_eval import TrainSpec
+from estimator_lib.engine.train_eval import train_and_evaluate
+from estimator_lib.graph.warm_starting import VocabInfo
+from estimator_lib.graph.warm_starting import WarmStartSettings
 
 # Built on the names above (they read `estimator_lib.X`): the canned estimators
 # (tf.estimator's are the V2 classes), heads and TPUEstimator; then the aliases.
@@ -71,6 +70,3 @@ from estimator_lib.head import RegressionHead
 from estimator_lib.head import classifier_parse_example_spec
 from estimator_lib.head import regressor_parse_example_spec
 from estimator_lib import compat  # noqa: F401  (estimator_lib.compat.install())
-
-if tf_patches.tf_config_names_a_cluster():
-    tf_patches.bound_multi_worker_wait()  # See tf_patches: the strategy is built before us.

@@ -10,4 +10,4 @@ from estimator_lib.hooks.early_stopping import stop_if_higher_hook  # noqa: F401
 from estimator_lib.hooks.early_stopping import stop_if_lower_hook  # noqa: F401
 from estimator_lib.hooks.early_stopping import stop_if_no_decrease_hook  # noqa: F401
 from estimator_lib.hooks.early_stopping import stop_if_no_increase_hook  # noqa: F401
-from estimator_lib.model_fn import call_logit_fn  # noqa: F401
+from estimator_lib.core.model_fn import call_logit_fn  # noqa: F401

@@ -53,8 +53,17 @@ def _imported_modules(path):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
-            yield from (f"{node.module}.{alias.name}" for alias in node.names)
+            # `from package import module` uses the module, not the package's __init__.
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                yield name if _is_module(name) else node.module
+
+
+def _is_module(name):
+    parts = name.split(".")
+    folder = os.path.join(_ROOT, _MAPPED.get(".".join(parts[:2]), parts[0]), *parts[2:]) \
+        if ".".join(parts[:2]) in _MAPPED else os.path.join(_ROOT, *parts)
+    return os.path.exists(folder + ".py") or os.path.exists(os.path.join(folder, "__init__.py"))
 
 
 class BuildFileTest(unittest.TestCase):
@@ -102,6 +111,35 @@ class BuildFileTest(unittest.TestCase):
                         self.assertIn(used, allowed,
                                       f"{src} imports {module} (target {used}), which is "
                                       f"not a dep of {target['name']}")
+
+    def test_deps_are_acyclic(self):
+        """The deps are layers: no target reaches itself through its deps."""
+        deps = {t["name"]: [d.lstrip(":") for d in t.get("deps", [])] for t in self.targets}
+        for start in deps:
+            path, stack = [], [(start, iter(deps[start]))]
+            seen = set()
+            while stack:
+                name, children = stack[-1]
+                child = next(children, None)
+                if child is None:
+                    stack.pop()
+                    continue
+                self.assertNotEqual(child, start, "BUILD deps form a cycle: " + " -> ".join(
+                    [n for n, _ in stack] + [child]))
+                if child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(deps.get(child, []))))
+
+    def test_a_cycle_is_rejected(self):
+        """The cycle check fails on a cycle (a BUILD with one added on purpose)."""
+        original = self.targets
+        self.targets = [dict(name="a", deps=[":b"]), dict(name="b", deps=[":c"]),
+                        dict(name="c", deps=[":a"])]
+        try:
+            with self.assertRaisesRegex(AssertionError, "cycle: a -> b -> c -> a"):
+                self.test_deps_are_acyclic()
+        finally:
+            self.targets = original
 
 
 class SetupCfgTest(unittest.TestCase):

@@ -173,7 +173,7 @@ def _quiet_tensorflow() -> None:
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:
-            importlib.import_module("estimator_lib._keras_switch")  # Before TensorFlow.
+            importlib.import_module("estimator_lib.core.keras_switch")  # Before TensorFlow.
             importlib.import_module("tensorflow")
         finally:
             os.dup2(saved, 2)

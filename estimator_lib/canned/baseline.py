@@ -7,8 +7,8 @@ regressor the label mean: a yardstick for other models. Variable
 
 import tensorflow as tf
 
-from estimator_lib.estimator import Estimator
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 from estimator_lib.canned.bound_model_fn import bind_model_fn

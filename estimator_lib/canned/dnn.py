@@ -16,9 +16,9 @@ from typing import Callable, Optional, Sequence
 import tensorflow as tf
 import tf_keras
 
-from estimator_lib.estimator import Estimator
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.run_config import RunConfig
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.run_config import RunConfig
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads

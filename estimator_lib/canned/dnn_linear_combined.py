@@ -10,8 +10,8 @@ import math
 
 import tensorflow as tf
 
-from estimator_lib.estimator import Estimator
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import dnn
 from estimator_lib.canned import feature_inputs

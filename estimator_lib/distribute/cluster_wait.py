@@ -10,12 +10,12 @@ ESTIMATOR_LIB_CLUSTER_WAIT_SECS, the watchdog prints one line naming the tasks
 that refuse connections and ends the waiting process with SIGKILL, the one
 signal it cannot ignore.
 
-The wrapper is installed by `estimator_lib.tf_patches` (patch 4), which says when.
+`install()` puts the wrapper in place (through tf_internals/patches.py, patch 4), once,
+when estimator_lib.distribute is imported.
 """
 
 import functools
 import json
-import math
 import os
 import select
 import signal
@@ -23,32 +23,26 @@ import socket
 import subprocess
 import sys
 import time
-from typing import List, Mapping, Optional
+from typing import List, Mapping
 
-WAIT_SECS_VARIABLE = "ESTIMATOR_LIB_CLUSTER_WAIT_SECS"
-DEFAULT_WAIT_SECS = 600.0  # Tasks of a real job may start minutes apart.
 _COORDINATED_JOBS = ("chief", "worker")  # The tasks TensorFlow waits for.
+# The watchdog runs this file as a script (standard library only): no package imports
+# at module level, the variable's name is passed in.
+WAIT_SECS_VARIABLE = "ESTIMATOR_LIB_CLUSTER_WAIT_SECS"
 
 
-def cluster_wait_secs(environ: Mapping[str, str] = os.environ) -> Optional[float]:
-    """The bound from ESTIMATOR_LIB_CLUSTER_WAIT_SECS; None means wait forever.
+def install() -> None:
+    """Bounds the wait of every MultiWorkerMirroredStrategy this process builds.
 
-    Raises:
-        ValueError: If the variable holds neither a number >= 0 nor 'inf'.
+    Called once, when estimator_lib.distribute is imported: the strategy is built in
+    user code, often before any RunConfig or Estimator exists, and a program may set
+    TF_CONFIG itself after importing us. The wrapper only acts inside the strategy's
+    wait for a cluster (tf_internals/patches.py, patch 4).
     """
-    raw = environ.get(WAIT_SECS_VARIABLE, "").strip()
-    if not raw:
-        return DEFAULT_WAIT_SECS
-    try:
-        secs = float(raw)
-    except ValueError:
-        secs = math.nan
-    if not secs >= 0:  # Also refuses nan.
-        raise ValueError(
-            f"{WAIT_SECS_VARIABLE} must be a number of seconds > 0 (the default is "
-            f"{DEFAULT_WAIT_SECS:g}), or 0 or 'inf' to wait forever as TensorFlow does. "
-            f"Received: {WAIT_SECS_VARIABLE}={raw!r}.")
-    return None if secs in (0.0, math.inf) else secs
+    from estimator_lib.core import environment  # pylint: disable=import-outside-toplevel
+    from estimator_lib.tf_internals import patches  # pylint: disable=import-outside-toplevel
+    patches.bound_multi_worker_wait(
+        lambda initialize: bounded(initialize, environment.cluster_wait_secs))
 
 
 def unreachable_tasks(cluster: Mapping[str, List[str]], timeout: float = 2.0) -> List[str]:
@@ -82,8 +76,7 @@ def timeout_message(secs: float, missing: List[str]) -> str:
 def bounded(initialize, wait_secs):
     """`initialize` (TensorFlow's `_initialize_multi_worker`) with a watchdog around it.
 
-    `wait_secs()` gives the bound when the wait starts (None: forever). Installed by
-    `estimator_lib.tf_patches.bound_multi_worker_wait`.
+    `wait_secs()` gives the bound when the wait starts (None: forever).
     """
     @functools.wraps(initialize)
     def initialize_multi_worker(self, cluster_resolver):

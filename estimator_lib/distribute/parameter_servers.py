@@ -23,8 +23,9 @@ from typing import Dict, List, Optional
 
 import tensorflow as tf
 
+from estimator_lib.core import environment
 from estimator_lib.distribute import cluster_wait
-from estimator_lib.run_config import TaskType
+from estimator_lib.core.run_config import TaskType
 
 logging = tf.compat.v1.logging
 
@@ -95,7 +96,7 @@ def wait_for_tasks(config) -> None:
         for chief_type in (TaskType.CHIEF, TaskType.MASTER):
             if chief_type in cluster(config):
                 needed[chief_type] = cluster(config)[chief_type]
-    secs = cluster_wait.cluster_wait_secs()
+    secs = environment.cluster_wait_secs()
     deadline = None if secs is None else time.monotonic() + secs
     logged = False
     while True:
@@ -106,7 +107,7 @@ def wait_for_tasks(config) -> None:
             raise RuntimeError(
                 f"Parameter-server training waited {secs:g} s for the cluster; not "
                 f"reachable: {', '.join(missing)}. Start the missing task with its TF_CONFIG, "
-                f"or set {cluster_wait.WAIT_SECS_VARIABLE} to wait longer (0: forever); "
+                f"or set {environment.WAIT_SECS_VARIABLE} to wait longer (0: forever); "
                 "restarting every task resumes from the newest checkpoint in model_dir.")
         if not logged:
             logging.info("Waiting for %s to start.", ", ".join(missing))
@@ -174,7 +175,7 @@ def serve(config, *, max_worker_wait_secs: Optional[float] = None) -> None:
     workers = range(len(cluster(config).get(TaskType.WORKER, [])))
     worker_addresses = cluster(config).get(TaskType.WORKER, [])
     if max_worker_wait_secs is None:
-        max_worker_wait_secs = cluster_wait.cluster_wait_secs()
+        max_worker_wait_secs = environment.cluster_wait_secs()
     session_config = tf.compat.v1.ConfigProto(
         device_filters=[f"/job:{TaskType.PS}/task:{config.task_id}"])
     chief_done_at = None

@@ -5,8 +5,8 @@ from typing import Callable, Tuple
 import tensorflow as tf
 
 from estimator_lib.distribute import strategies
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
 
 
 def train_spec(strategy, call_model_fn: Callable, features, labels) -> EstimatorSpec:

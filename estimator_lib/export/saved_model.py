@@ -6,7 +6,7 @@ from typing import Callable, Dict, Optional
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_utils
 
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import ModeKeys
 
 logging = tf.compat.v1.logging
 

@@ -13,8 +13,8 @@ from typing import Callable, Dict, Mapping, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.head.arguments import call_loss_fn  # noqa: F401
 from estimator_lib.head.arguments import check_prediction_keys  # noqa: F401
 from estimator_lib.head.arguments import validate_loss_fn_args  # noqa: F401

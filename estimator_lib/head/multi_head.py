@@ -4,8 +4,8 @@ from typing import Dict, Optional, Sequence
 
 import tensorflow as tf
 
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib import export as export_lib
 from estimator_lib.head import base_head
 from estimator_lib.head import outputs

@@ -18,8 +18,8 @@ from typing import Callable, Dict, Optional
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.head import checks
 from estimator_lib.head.metric_keys import MetricKeys
 

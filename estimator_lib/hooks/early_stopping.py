@@ -248,8 +248,8 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
     def _check_eval_scaffold(self):
         """Refuses, as the original, an EVAL model_fn with its own saver or init_fn: the
         evaluation reads the training variables, not what they would restore."""
-        from estimator_lib import inputs  # pylint: disable=import-outside-toplevel
-        from estimator_lib.model_fn import ModeKeys  # pylint: disable=import-outside-toplevel
+        from estimator_lib.graph import inputs  # pylint: disable=import-outside-toplevel
+        from estimator_lib.core.model_fn import ModeKeys  # pylint: disable=import-outside-toplevel
         with tf.Graph().as_default():
             tf.compat.v1.train.create_global_step()
             result = inputs.call_input_fn(self._input_fn, ModeKeys.EVAL,
@@ -299,10 +299,10 @@ class _StopAtCheckpointStepHook(_StepReadingHook):
         self._wait = wait_after_file_check_secs
 
     def after_run(self, run_context, run_values):
-        from estimator_lib.training import checkpoints  # pylint: disable=import-outside-toplevel
+        from estimator_lib.graph import restore  # pylint: disable=import-outside-toplevel
         if run_values.results + 1 < self._last_step:
             return
-        if checkpoints.global_step_of(self._model_dir) >= self._last_step:
+        if restore.global_step_of(self._model_dir) >= self._last_step:
             run_context.request_stop()
         else:
             time.sleep(self._wait)

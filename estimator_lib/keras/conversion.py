@@ -23,15 +23,16 @@ from tensorflow.python.checkpoint import graph_view
 from tf_keras.src import backend as keras_backend
 from tf_keras.src.mixed_precision import autocast_variable
 
-from estimator_lib import _keras_switch
-from estimator_lib import estimator as estimator_lib
+from estimator_lib.core import environment
+from estimator_lib.core import keras_switch as _keras_switch
+from estimator_lib.engine.estimator import Estimator
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import safe_loading
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.run_config import RunConfig
-from estimator_lib.warm_starting import WarmStartSettings
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.run_config import RunConfig
+from estimator_lib.graph.warm_starting import WarmStartSettings
 
 logging = tf.compat.v1.logging
 
@@ -290,8 +291,7 @@ def _wait_for_first_checkpoint(config) -> None:
 
     Bounded as the strategy's wait for the cluster (ESTIMATOR_LIB_CLUSTER_WAIT_SECS).
     """
-    from estimator_lib.distribute import cluster_wait  # pylint: disable=import-outside-toplevel
-    bound = cluster_wait.cluster_wait_secs(os.environ)
+    bound = environment.cluster_wait_secs()
     keras_dir = os.path.join(config.model_dir, _KERAS_DIR)
     deadline = None if bound is None else time.time() + bound
     while not (tf.train.latest_checkpoint(keras_dir)
@@ -358,7 +358,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                        checkpoint_format: str = "checkpoint",
                        metric_names_map: Optional[Dict[str, str]] = None,
                        export_outputs: Optional[dict] = None, *,
-                       safe_mode: bool = True) -> estimator_lib.Estimator:
+                       safe_mode: bool = True) -> Estimator:
     """Builds an Estimator from a compiled tf.keras model (or a saved one at a path).
 
     Arguments and behaviour as `tf.keras.estimator.model_to_estimator`, plus
@@ -446,4 +446,4 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             "We are currently unable to preserve the model's state (its weights) as part of "
             "the estimator in this case. Be warned that the estimator has been created using "
             "a freshly initialized version of your model.")
-    return estimator_lib.Estimator(model_fn, config=config, warm_start_from=warm_start)
+    return Estimator(model_fn, config=config, warm_start_from=warm_start)

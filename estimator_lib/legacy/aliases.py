@@ -32,20 +32,20 @@ import tensorflow as tf
 
 from estimator_lib.hooks import early_stopping
 from estimator_lib import canned
-from estimator_lib import estimator as estimator_module
-from estimator_lib import experimental
+from estimator_lib.engine import estimator as estimator_module
 from estimator_lib import export
+from estimator_lib.export import receivers
 from estimator_lib.export import exporters
-from estimator_lib import extenders
+from estimator_lib.engine import extenders
 from estimator_lib import hooks
 from estimator_lib import keras as keras_module
-from estimator_lib import model_fn
+from estimator_lib.core import model_fn
 from estimator_lib.legacy import module_aliases
 from estimator_lib.legacy import numpy_io
-from estimator_lib import run_config
-from estimator_lib import train_eval
+from estimator_lib.core import run_config
+from estimator_lib.engine import train_eval
 from estimator_lib.legacy import unsupported
-from estimator_lib import warm_starting
+from estimator_lib.graph import warm_starting
 
 logging = tf.compat.v1.logging
 
@@ -69,6 +69,15 @@ _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
                  "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
                  "call_logit_fn")
+
+
+# tf.estimator.experimental's names, from the modules that define them (the public
+# estimator_lib.experimental re-exports the same; legacy/ sits below the public face).
+experimental = types.SimpleNamespace(
+    **{name: getattr(module, name) for module, names in (
+        (early_stopping, _EXPERIMENTAL[:8]),
+        (receivers, ("build_raw_supervised_input_receiver_fn",)),
+        (model_fn, ("call_logit_fn",))) for name in names})
 
 
 class _BuilderKeepingDefaultAttrs:

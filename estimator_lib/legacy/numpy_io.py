@@ -23,7 +23,7 @@ from typing import Callable, Mapping, Optional, Union
 import numpy as np
 import tensorflow as tf
 
-from estimator_lib import inputs
+from estimator_lib.graph import inputs
 
 # The label key the original used for a DataFrame target.
 DEFAULT_TARGET_COLUMN = "target"

@@ -15,7 +15,7 @@ import runpy
 import sys
 from typing import Optional, Sequence
 
-from estimator_lib import _keras_switch
+from estimator_lib.core import keras_switch as _keras_switch
 
 USAGE = "usage: python -m estimator_lib.run SCRIPT [ARGS...]"
 _USAGE_ERROR = 2
@@ -50,11 +50,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(f"cannot find script {script!r}.")
     # The package set it when first imported, unless the caller set it otherwise; a
     # legacy program needs Keras 2, and tf.keras is resolved on first use.
-    os.environ[_keras_switch.LEGACY_KERAS_VARIABLE] = "1"
-    from estimator_lib import compat  # pylint: disable=import-outside-toplevel
-    from estimator_lib import tf_patches  # pylint: disable=import-outside-toplevel
-    compat.install()
-    tf_patches.bound_multi_worker_wait()  # The program may build its strategy at any time.
+    _keras_switch.use_keras2()
+    from estimator_lib.legacy import aliases  # pylint: disable=import-outside-toplevel
+    aliases.install()
     saved_argv, saved_path0 = sys.argv, (sys.path[0] if sys.path else None)
     sys.argv = [script] + argv[2:]
     script_dir = os.path.dirname(os.path.abspath(script))

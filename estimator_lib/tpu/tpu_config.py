@@ -7,12 +7,11 @@ only `iterations_per_loop` has an effect (how often step rates are logged).
 
 import collections
 import copy
-import json
-import os
 
 import tensorflow as tf
 
-from estimator_lib import run_config as core_run_config
+from estimator_lib.core import run_config as core_run_config
+from estimator_lib.core import tf_config
 from estimator_lib.tpu import util
 
 _TPU_WORKER_JOB_NAME = "tpu_worker_job_name"
@@ -112,8 +111,7 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_CONFIG_FIELDS)):
 
 
 def _tpu_job_name_from_tf_config():
-    raw = os.environ.get("TF_CONFIG", "") or "{}"
-    service = json.loads(raw).get("service") or {}
+    service = tf_config.read_tf_config().get("service") or {}
     name = service.get(_TPU_WORKER_JOB_NAME)
     if name:
         tf.compat.v1.logging.info("Load TPU job name from TF_CONFIG: %s", name)

@@ -27,8 +27,8 @@ import tensorflow as tf
 from tensorflow.core.framework.summary_pb2 import Summary
 from tensorflow.python.util import function_utils
 
-from estimator_lib.estimator import Estimator
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.tpu import tpu_config as tpu_config_lib
 from estimator_lib.tpu import util
 from estimator_lib.tpu.tpu_estimator_spec import TPUEstimatorSpec

@@ -11,7 +11,7 @@ import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow.python.util import tf_inspect
 
-from estimator_lib.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import EstimatorSpec
 
 # Graph collection holding the initializers of tf.summary (v2) writers made in a graph.
 _SUMMARY_WRITER_INIT_COLLECTION = "_SUMMARY_WRITER_V2"

@@ -1,4 +1,4 @@
-"""Checkpoint writing and reading for the Estimator's model_dir.
+"""Checkpoint writing for the Estimator's model_dir (reading: graph/restore.py).
 
 The saver hook keeps the original's behaviour (a checkpoint at step 0, on a
 timer, at the end; `graph.pbtxt` and `.meta` files; listeners) but writes the
@@ -44,26 +44,6 @@ def strip_large_constants(graph_def: tf.compat.v1.GraphDef,
             "Saved graphs hold %d large constant(s) (%.1f MB, e.g. numpy input data) as "
             "placeholders: %s", len(elided), total / 1e6, ", ".join(n for n, _ in elided[:5]))
     return stripped
-
-
-def latest_checkpoint(model_dir: Optional[str]) -> Optional[str]:
-    """The newest checkpoint prefix in `model_dir`, or None."""
-    if not model_dir:
-        return None
-    return tf.train.latest_checkpoint(model_dir)
-
-
-def global_step_of(checkpoint_dir_or_path: Optional[str]) -> int:
-    """The `global_step` stored in a checkpoint (0 if none can be read)."""
-    if not checkpoint_dir_or_path:
-        return 0
-    try:
-        return int(tf.train.load_variable(checkpoint_dir_or_path,
-                                          tf.compat.v1.GraphKeys.GLOBAL_STEP))
-    except Exception:  # pylint: disable=broad-except
-        # No checkpoint, or a checkpoint without a `global_step` key (the
-        # object-based format of model_to_estimator): the original used 0 too.
-        return 0
 
 
 class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
@@ -193,122 +173,3 @@ def _write_atomically(path: str, data: bytes) -> None:
     with tf.io.gfile.GFile(temp, "wb") as f:
         f.write(data)
     tf.io.gfile.rename(temp, path, overwrite=True)
-
-
-def check_compatible(checkpoint_path: str, variables=None) -> None:
-    """Raises a ValueError when the graph's variables do not match `checkpoint_path`.
-
-    Compares names and shapes of the (default-Saver) global variables with the
-    checkpoint, so that an incompatible model_dir fails before any session starts
-    (and before anything is written), with every difference listed.
-    """
-    if variables is None:
-        variables = tf.compat.v1.global_variables()
-    stored = dict(tf.train.list_variables(checkpoint_path))
-    missing, mismatched = [], []
-    for name, shape in sorted(dict(_saved_name_and_shape(v) for v in variables).items()):
-        if name not in stored:
-            missing.append(name)
-        elif shape is not None and list(stored[name]) != shape:
-            mismatched.append(f"{name}: graph {shape} vs checkpoint {list(stored[name])}")
-    if missing or mismatched:
-        lines = []
-        if missing:
-            lines.append(f"variables not in the checkpoint: {sorted(missing)[:20]}")
-        if mismatched:
-            lines.append(f"shapes that differ: {mismatched[:20]}")
-        raise ValueError(
-            f"The checkpoint {checkpoint_path} does not match this model_fn's graph ("
-            + "; ".join(lines) + f"). The checkpoint holds: {sorted(stored)[:20]}. Use a new "
-            "model_dir for a different model, or warm-start from the old one with "
-            "WarmStartSettings(vars_to_warm_start=..., var_name_to_prev_var_name=...).")
-
-
-def _saved_name_and_shape(variable):
-    """The key and shape a default Saver stores `variable` under.
-
-    A part of a partitioned variable (`dnn/logits/kernel/part_0`, as the v1 canned
-    estimators make) is stored as its whole: `dnn/logits/kernel`, the full shape.
-    """
-    slice_info = getattr(variable, "_save_slice_info", None)
-    if slice_info is not None:
-        return slice_info.full_name, list(slice_info.full_shape)
-    shape = variable.shape.as_list() if variable.shape.rank is not None else None
-    return variable.op.name, shape
-
-
-def checkpoint_problem(path: str) -> Optional[str]:
-    """None if every tensor of checkpoint `path` reads back, else what is wrong."""
-    try:
-        reader = tf.train.load_checkpoint(path)
-        for name in reader.get_variable_to_shape_map():
-            reader.get_tensor(name)
-    except Exception as e:  # pylint: disable=broad-except  (any failure: unreadable)
-        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-    return None
-
-
-def _checkpoint_files(path):
-    return sorted(tf.io.gfile.glob(path + ".*"))
-
-
-def _candidates(model_dir):
-    """Checkpoint prefixes in model_dir, newest first (state file, else index files)."""
-    paths = []
-    try:
-        state = tf.train.get_checkpoint_state(model_dir)
-    except Exception:  # pylint: disable=broad-except  (a corrupt state file)
-        state = None
-    if state is not None:
-        # get_checkpoint_state has already joined relative entries to model_dir.
-        paths = list(state.all_model_checkpoint_paths)
-    known = set(paths)
-    for index in tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-*.index")):
-        prefix = index[:-len(".index")]
-        if prefix not in known:
-            paths.append(prefix)
-
-    def step(prefix):
-        try:
-            return int(prefix.rsplit("-", 1)[1])
-        except (IndexError, ValueError):
-            return -1
-
-    return sorted(paths, key=step, reverse=True)
-
-
-def newest_readable(model_dir: Optional[str]) -> Optional[str]:
-    """The newest checkpoint in model_dir whose every tensor reads back.
-
-    Unreadable newer checkpoints (a crash mid-write, a truncated copy) are skipped
-    with a warning naming their files. When checkpoints exist but none is readable,
-    raises instead of silently starting again from scratch.
-    """
-    if not model_dir:
-        return None
-    bad = []
-    for path in _candidates(model_dir):
-        problem = checkpoint_problem(path)
-        if problem is None:
-            if bad:
-                logging.warning(
-                    "Skipping unreadable checkpoint(s) %s; resuming from %s.",
-                    "; ".join(f"{p} ({why}; files: {_checkpoint_files(p)})" for p, why in bad),
-                    path)
-            return path
-        bad.append((path, problem))
-    if bad:
-        raise RuntimeError(
-            f"No readable checkpoint in {model_dir}: "
-            + "; ".join(f"{p} ({why})" for p, why in bad)
-            + ". Restore the files from a backup, or move them away to start afresh.")
-    return None
-
-
-def require_readable(path: str) -> None:
-    """Raises a ValueError naming the files when checkpoint `path` cannot be read."""
-    problem = checkpoint_problem(path)
-    if problem is not None:
-        raise ValueError(
-            f"Checkpoint {path} is unreadable ({problem}); its files: "
-            f"{_checkpoint_files(path)}. Pass checkpoint_path= of a readable checkpoint.")

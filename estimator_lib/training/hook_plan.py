@@ -14,8 +14,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.run_config import RunConfig
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.run_config import RunConfig
 from estimator_lib.training import checkpoints
 
 logging = tf.compat.v1.logging

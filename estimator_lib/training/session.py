@@ -7,8 +7,8 @@ from typing import List, Optional
 
 import tensorflow as tf
 
-from estimator_lib import tf_patches
-from estimator_lib.training import checkpoints
+from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.graph import restore
 from estimator_lib.training import repeated_runs
 from estimator_lib.distribute.cluster_wait import unreachable_tasks
 
@@ -93,7 +93,7 @@ class _ResumingSessionCreator(ChiefSessionCreator):
             raise _stopped_task_error(self._cluster, self._model_dir,
                                       _RECREATION_CAUSE[self._job], job=self._job)
         if self._created:  # Recovery after an aborted session: look again.
-            self._checkpoint_filename_with_path = checkpoints.newest_readable(self._model_dir)
+            self._checkpoint_filename_with_path = restore.newest_readable(self._model_dir)
         self._created = True
         session = super().create_session()
         if self._checkpoint_filename_with_path:

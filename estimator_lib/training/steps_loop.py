@@ -30,11 +30,11 @@ from tensorflow.python.training import training_util
 
 from estimator_lib.training import checkpoints
 from estimator_lib.distribute import strategies
-from estimator_lib import inputs
-from estimator_lib import tf_patches
+from estimator_lib.graph import inputs
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.training import steps_loop_hooks
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
 
 logging = tf.compat.v1.logging
 

@@ -13,14 +13,14 @@ from typing import Callable, Optional, Sequence
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from estimator_lib import inputs
-from estimator_lib import tf_patches
+from estimator_lib.graph import inputs
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.model_graph import ModelGraph
-from estimator_lib.training import checkpoints
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.graph.model_graph import ModelGraph
+from estimator_lib.graph import restore
 from estimator_lib.training import hook_plan
 from estimator_lib.training import model_dir_lock
 from estimator_lib.training import preemption
@@ -67,7 +67,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         else:
             loop = steps_loop.make_train_loop(build_step, steps_per_run=steps_per_run)
             spec = loop.spec
-        restore_from = checkpoints.newest_readable(config.model_dir)
+        restore_from = restore.newest_readable(config.model_dir)
         model.prepare_restore_or_warm_start(spec, restore_from, verified=True)
         _add_loss_summary(spec.loss)
         _add_saver(spec.scaffold, config)
@@ -105,7 +105,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
                 any_step_done = True
     if stop.requested:
         raise preemption.Preempted(stop.signum, preemption.checkpoint_step(
-            checkpoints.newest_readable(config.model_dir)), config.model_dir)
+            restore.newest_readable(config.model_dir)), config.model_dir)
     if not any_step_done:
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
                         "misspecified.")

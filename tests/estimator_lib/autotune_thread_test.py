@@ -12,7 +12,7 @@ import tensorflow as tf
 from tensorflow.core.framework import dataset_options_pb2
 
 import estimator_lib as el
-from estimator_lib import tf_patches
+from estimator_lib.tf_internals import patches as tf_patches
 from tests.estimator_lib import testing
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib import inputs
-from estimator_lib import tf_patches
+from estimator_lib.graph import inputs
+from estimator_lib.tf_internals import patches as tf_patches
 from tests.estimator_lib import testing
 
 _ROWS = 40000  # 40000 x 8 float32 = 1.28 MB: over tf_patches.LARGE_ARRAY_BYTES.

@@ -6,7 +6,7 @@ import sys
 
 import tensorflow as tf
 
-from estimator_lib import _keras_switch
+from estimator_lib.core import keras_switch as _keras_switch
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

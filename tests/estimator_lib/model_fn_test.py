@@ -5,7 +5,7 @@ import functools
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib import model_fn as model_fn_lib
+from estimator_lib.core import model_fn as model_fn_lib
 
 
 class ModeKeysTest(tf.test.TestCase):

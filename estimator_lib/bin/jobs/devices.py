@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import tensorflow as tf
 
-from estimator_lib import tf_config as tf_config_lib
+from estimator_lib.core import tf_config as tf_config_lib
 
 # Logical CPU devices allowed without GPUs: enough for --devices=1,2,4,8.
 MIN_CPU_DEVICE_LIMIT = 8

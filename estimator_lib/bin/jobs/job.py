@@ -30,7 +30,7 @@ from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job_inputs as inputs_lib
 from estimator_lib.bin.jobs import models
 from estimator_lib.hooks import throughput
-from estimator_lib.run_config import get_default_session_config
+from estimator_lib.core.run_config import get_default_session_config
 from estimator_lib.training import model_dir_lock
 
 logging = tf.compat.v1.logging

@@ -18,7 +18,7 @@ import time
 import pytest
 import tensorflow as tf
 
-from estimator_lib.training import checkpoints
+from estimator_lib.graph import restore
 from tests.estimator_lib.faults import trainer
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -98,13 +98,13 @@ class FaultInjectionTest(tf.test.TestCase):
             reader.join(timeout=10)
             point = _kill_point(lines)
             kill_points[point] = kill_points.get(point, 0) + 1
-            newest = checkpoints.newest_readable(model_dir)
-            step = checkpoints.global_step_of(newest)
+            newest = restore.newest_readable(model_dir)
+            step = restore.global_step_of(newest)
             self.assertGreaterEqual(step, last_step, f"seed {seed}: global_step went back")
             last_step = step
             named = tf.train.latest_checkpoint(model_dir)
             if named:
-                self.assertIsNone(checkpoints.checkpoint_problem(named),
+                self.assertIsNone(restore.checkpoint_problem(named),
                                   f"seed {seed}: the state file names a broken checkpoint")
             complete, _ = _exports_complete(model_dir)
             self.assertTrue(complete, f"seed {seed}: an incomplete export looks finished")
@@ -113,7 +113,7 @@ class FaultInjectionTest(tf.test.TestCase):
         out, _ = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 0, out[-3000:])
         self.assertIn("FINISHED", out)
-        self.assertEqual(checkpoints.global_step_of(checkpoints.newest_readable(model_dir)),
+        self.assertEqual(restore.global_step_of(restore.newest_readable(model_dir)),
                          trainer.MAX_STEPS)
         self.assertLess(last_step, trainer.MAX_STEPS)  # The final run really resumed.
         print(f"trials={len(_SEEDS)} kill_points={kill_points} "

@@ -52,11 +52,11 @@ def main(model_dir, budget=MAX_STEPS, chunk=CHUNK):
     estimator = el.Estimator(model_fn, config=config)
     receiver = el.export.build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})
     print("READY", flush=True)
-    from estimator_lib.training import checkpoints  # pylint: disable=import-outside-toplevel
-    target = min(checkpoints.global_step_of(checkpoints.newest_readable(model_dir)) + budget,
+    from estimator_lib.graph import restore  # pylint: disable=import-outside-toplevel
+    target = min(restore.global_step_of(restore.newest_readable(model_dir)) + budget,
                  MAX_STEPS)
     while True:
-        step = checkpoints.global_step_of(checkpoints.newest_readable(model_dir))
+        step = restore.global_step_of(restore.newest_readable(model_dir))
         if step >= target:
             break
         estimator.train(input_fn, max_steps=min(step + chunk, target),

@@ -9,7 +9,7 @@ import tensorflow as tf
 from absl.testing import parameterized
 
 import estimator_lib as el
-from estimator_lib import tf_patches
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.legacy import numpy_io
 from tests.estimator_lib import testing
 

@@ -163,7 +163,7 @@ class RunnerTest(tf.test.TestCase):
         self.assertIn(f"argv {[path, '--flag=1', 'pos']}", stdout)
         self.assertIn(f"path0 {os.path.dirname(path)}", stdout)
         self.assertIn("keras 1", stdout)
-        self.assertIn("estimator estimator_lib.estimator", stdout)
+        self.assertIn("estimator estimator_lib.engine.estimator", stdout)
         self.assertIn("ran as main", stdout)
         self.assertEqual(sys.argv, saved_argv)
         self.assertEqual(sys.path[0], saved_path0)

@@ -8,7 +8,7 @@ import threading
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib.training import checkpoints
+from estimator_lib.graph import restore
 from estimator_lib.training import model_dir_lock
 from estimator_lib.training import preemption
 from tests.estimator_lib import testing
@@ -44,12 +44,12 @@ class PreemptionTest(tf.test.TestCase):
         self.assertEqual(stopped.exception.step, 3)
         self.assertIn("Training stopped by SIGTERM: checkpoint at step 3 written", str(
             stopped.exception))
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 3)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 3)
         self.assertFalse(os.path.exists(
             os.path.join(estimator.model_dir, model_dir_lock.LOCK_NAME)))
         self.assertEqual({s: signal.getsignal(s) for s in preemption.SIGNALS}, before)
         estimator.train(testing.train_input_fn(), max_steps=5)  # Resumes from step 3.
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 5)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 5)
 
     def test_sigint_exits_130(self):
         with self.assertRaises(preemption.Preempted) as stopped:

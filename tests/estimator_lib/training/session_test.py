@@ -8,7 +8,7 @@ import time
 
 import tensorflow as tf
 
-from estimator_lib import tf_patches
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.training import session as session_lib
 
 

@@ -17,7 +17,7 @@ import tensorflow as tf
 from tensorflow.python.distribute import collective_all_reduce_strategy
 
 import estimator_lib as el
-from estimator_lib import tf_patches
+from estimator_lib.core import environment
 from estimator_lib.distribute import cluster_wait
 from tests.estimator_lib.distribute.multi_worker import program
 from tests.estimator_lib.distribute.multi_worker.launch import free_port
@@ -46,39 +46,37 @@ def _run_watchdog(secs, cluster, *, then):
 class WaitSecsTest(parameterized.TestCase):
 
     @parameterized.parameters(
-        ({}, cluster_wait.DEFAULT_WAIT_SECS), ({_VARIABLE: ""}, cluster_wait.DEFAULT_WAIT_SECS),
+        ({}, environment.DEFAULT_WAIT_SECS), ({_VARIABLE: ""}, environment.DEFAULT_WAIT_SECS),
         ({_VARIABLE: "30"}, 30.0), ({_VARIABLE: " 2.5 "}, 2.5), ({_VARIABLE: "0"}, None),
         ({_VARIABLE: "inf"}, None))
     def test_reads_the_bound(self, environ, expected):
-        self.assertEqual(cluster_wait.cluster_wait_secs(environ), expected)
+        self.assertEqual(environment.cluster_wait_secs(environ), expected)
 
     @parameterized.parameters("-1", "nan", "10s", "ten")
     def test_refuses_a_bad_bound_naming_it(self, raw):
         with self.assertRaisesRegex(
                 ValueError, f"{_VARIABLE} must be a number of seconds > 0 .* 0 or 'inf' to "
                             f"wait forever.*Received: {_VARIABLE}='{raw}'"):
-            cluster_wait.cluster_wait_secs({_VARIABLE: raw})
+            environment.cluster_wait_secs({_VARIABLE: raw})
 
     def test_wraps_tensorflow_once(self):
         extended = collective_all_reduce_strategy.CollectiveAllReduceExtended
+        cluster_wait.install()
         self.assertTrue(
-            tf_patches.bound_multi_worker_wait(),
+            getattr(extended._initialize_multi_worker, "bounded_by_estimator_lib", False),
             "TensorFlow's private CollectiveAllReduceExtended._initialize_multi_worker, "
-            "which tf_patches.bound_multi_worker_wait() wraps, is gone: nothing bounds "
+            "which cluster_wait.install() wraps, is gone: nothing bounds "
             "MultiWorkerMirroredStrategy's wait for a task that never starts.")
-        self.assertTrue(getattr(extended._initialize_multi_worker,
-                                "bounded_by_estimator_lib", False))
-        tf_patches.bound_multi_worker_wait()
+        cluster_wait.install()
         self.assertFalse(getattr(extended._initialize_multi_worker.__wrapped__,
                                  "bounded_by_estimator_lib", False))
 
     @parameterized.named_parameters(
-        ("no_tf_config", None, False),
-        ("one_task", {"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": 0}},
-         False),
+        ("no_tf_config", None),
         ("chief_and_worker", {"cluster": {"chief": ["a:1"], "worker": ["b:2"]},
-                              "task": {"type": "chief", "index": 0}}, True))
-    def test_import_patches_only_when_tf_config_names_a_cluster(self, tf_config, patched):
+                              "task": {"type": "chief", "index": 0}}))
+    def test_importing_the_library_bounds_the_wait_whatever_tf_config(self, tf_config):
+        # Once, at import: a program may also set TF_CONFIG itself after importing us.
         env = dict(os.environ)
         env.pop("TF_CONFIG", None)
         if tf_config is not None:
@@ -89,7 +87,7 @@ class WaitSecsTest(parameterized.TestCase):
                   " 'bounded_by_estimator_lib', False))\n")
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                              text=True, timeout=120, check=True).stdout
-        self.assertEqual(out.strip().splitlines()[-1], str(patched))
+        self.assertEqual(out.strip().splitlines()[-1], "True")
 
 
 class WatchdogTest(parameterized.TestCase):

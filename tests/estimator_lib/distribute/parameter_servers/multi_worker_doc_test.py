@@ -19,7 +19,7 @@ from unittest import mock
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib import tf_patches
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.distribute import cluster_wait
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.training import session as session_lib

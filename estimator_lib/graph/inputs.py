@@ -1,7 +1,7 @@
 """Calling an input_fn in the Estimator's graph and taking its result apart.
 
 Large numpy arrays that an input_fn turns into constants become placeholders
-(`estimator_lib.tf_patches.large_arrays_fed`); `InputInitializerHook` feeds them
+(`estimator_lib.tf_internals.patches.large_arrays_fed`); `InputInitializerHook` feeds them
 when the iterator is initialised.
 """
 
@@ -12,7 +12,8 @@ from typing import Callable, Dict, List, Tuple
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from estimator_lib import _keras_switch, tf_patches
+from estimator_lib.core import keras_switch as _keras_switch
+from estimator_lib.tf_internals import patches as tf_patches
 
 
 class InputInitializerHook(tf.compat.v1.train.SessionRunHook):

@@ -4,8 +4,8 @@ from typing import Callable
 
 from tensorflow.python.util import function_utils
 
-from estimator_lib.estimator import Estimator
-from estimator_lib.model_fn import ModeKeys
+from estimator_lib.engine.estimator import Estimator
+from estimator_lib.core.model_fn import ModeKeys
 
 _METRIC_FN_ARGS = ("features", "labels", "predictions", "config")
 

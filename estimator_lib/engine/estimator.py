@@ -9,22 +9,21 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.checkpoint import graph_view
 
-from estimator_lib import evaluation
-from estimator_lib import predictions as predictions_lib
-from estimator_lib import tf_patches
-from estimator_lib import warm_starting
+from estimator_lib.engine import evaluation
+from estimator_lib.graph import predictions as predictions_lib
+from estimator_lib.graph import warm_starting
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
 from estimator_lib.export import saved_model
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.model_fn import canonical_mode
-from estimator_lib.model_fn import check_hooks
-from estimator_lib.model_fn import verify_model_fn_args
-from estimator_lib.model_graph import ModelGraph
-from estimator_lib.run_config import RunConfig
-from estimator_lib.run_config import TaskType
-from estimator_lib.run_config import get_default_session_config
-from estimator_lib.training import checkpoints
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.model_fn import canonical_mode
+from estimator_lib.core.model_fn import check_hooks
+from estimator_lib.core.model_fn import verify_model_fn_args
+from estimator_lib.graph.model_graph import ModelGraph
+from estimator_lib.core.run_config import RunConfig
+from estimator_lib.core.run_config import TaskType
+from estimator_lib.core.run_config import get_default_session_config
+from estimator_lib.graph import restore
 from estimator_lib.training import session as session_lib
 from estimator_lib.training.train_model import train_model
 
@@ -68,8 +67,6 @@ class Estimator:
                                  session_config=self._session_config,
                                  warm_start_settings=self._warm_start_settings,
                                  input_fn_caller=self._call_input_fn)
-        if strategies.is_multi_worker(self._config):
-            tf_patches.bound_multi_worker_wait()  # For strategies this process builds later.
         logging.info("Using config: %s", self._config.as_dict())
 
     # Read-only properties, as the original.
@@ -95,7 +92,7 @@ class Estimator:
 
     def latest_checkpoint(self) -> Optional[str]:
         """The newest checkpoint in model_dir, or None."""
-        return checkpoints.latest_checkpoint(self._model_dir)
+        return restore.latest_checkpoint(self._model_dir)
 
     def get_variable_names(self):
         """Names of all variables in the newest checkpoint."""
@@ -134,7 +131,7 @@ class Estimator:
             raise ValueError("Can not provide both steps and max_steps.")
         _check_positive("steps", steps)
         _check_positive("max_steps", max_steps)
-        if max_steps is not None and max_steps <= checkpoints.global_step_of(self._model_dir):
+        if max_steps is not None and max_steps <= restore.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
         loss = train_model(self._model, input_fn, hooks=hooks, steps=steps,
@@ -274,9 +271,9 @@ class Estimator:
                 saver = tf.compat.v1.train.Saver(
                     var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
                     sharded=True)
-            checkpoints.require_readable(checkpoint_path)
+            restore.require_readable(checkpoint_path)
             if spec.scaffold.saver is None:
-                checkpoints.check_compatible(checkpoint_path)
+                restore.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
             with tf.compat.v1.Session(config=self._session_config) as session:

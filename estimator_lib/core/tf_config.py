@@ -6,12 +6,13 @@ gives the task type, index, chief, masters and replica counts RunConfig exposes.
 
 import dataclasses
 import json
-import os
 from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
-TF_CONFIG_VARIABLE = "TF_CONFIG"
+from estimator_lib.core import environment
+
+TF_CONFIG_VARIABLE = environment.TF_CONFIG_VARIABLE
 
 
 class TaskType:
@@ -28,7 +29,7 @@ _KNOWN_TASK_TYPES = (TaskType.MASTER, TaskType.PS, TaskType.WORKER, TaskType.CHI
 # Sentinel: "the caller did not set this checkpoint cadence".
 def read_tf_config() -> Dict[str, Any]:
     """Parses the TF_CONFIG environment variable ({} when unset)."""
-    raw = os.environ.get(TF_CONFIG_VARIABLE, "")
+    raw = environment.tf_config_text()
     if not raw.strip():
         return {}
     try:

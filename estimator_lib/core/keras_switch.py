@@ -12,6 +12,12 @@ LEGACY_KERAS_VARIABLE = "TF_USE_LEGACY_KERAS"
 
 os.environ.setdefault(LEGACY_KERAS_VARIABLE, "1")
 
+
+def use_keras2() -> None:
+    """Sets TF_USE_LEGACY_KERAS=1 even where the caller set it otherwise (the legacy
+    runner: a legacy program needs Keras 2; tf.keras resolves on first use)."""
+    os.environ[LEGACY_KERAS_VARIABLE] = "1"
+
 _FIX = (
     "estimator_lib runs Keras 2 (the `tf_keras` package) in graph mode. Import "
     "estimator_lib (or set TF_USE_LEGACY_KERAS=1) before TensorFlow first "

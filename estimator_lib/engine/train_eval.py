@@ -9,8 +9,8 @@ import tensorflow as tf
 
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.export import exporters as exporter_lib
-from estimator_lib.model_fn import check_hooks
-from estimator_lib.run_config import TaskType
+from estimator_lib.core.model_fn import check_hooks
+from estimator_lib.core.run_config import TaskType
 
 logging = tf.compat.v1.logging
 
@@ -165,7 +165,7 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     Returns (metrics, export_results) of the last evaluation when run locally;
     None for distributed roles.
     """
-    from estimator_lib.estimator import Estimator  # pylint: disable=import-outside-toplevel
+    from estimator_lib.engine.estimator import Estimator  # pylint: disable=import-outside-toplevel
     if not isinstance(estimator, Estimator):
         raise TypeError("`estimator` must have type `tf.estimator.Estimator`. Got: "
                         f"{type(estimator)}")

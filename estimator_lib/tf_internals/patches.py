@@ -34,12 +34,12 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    `tf.distribute.MultiWorkerMirroredStrategy()` waits forever, holding the GIL, for a
    task that never starts; the wrapper starts a watchdog process that ends the wait
    after ESTIMATOR_LIB_CLUSTER_WAIT_SECS (600 s; 0 = forever) naming the missing task
-   (`distribute/cluster_wait.py`). When: the strategy is built in user code before any
-   RunConfig or Estimator exists, so it is installed at `import estimator_lib` only if
-   TF_CONFIG then names a cluster with several chief/worker tasks, by
-   `python -m estimator_lib.run` (the legacy-program edge), and when a multi-worker
-   strategy reaches an Estimator (for strategies built later in that process). The
-   environment variable is read here only, when the wait starts.
+   (`distribute/cluster_wait.py`, which passes the wrapper in). When: from the import
+   of estimator_lib.distribute on (`cluster_wait.install()`, the one call): the strategy
+   is built in user code before any RunConfig or Estimator exists, and a program may
+   set TF_CONFIG itself after importing estimator_lib. The wrapper passes straight
+   through unless the strategy waits for a cluster; the variable is read
+   (core/environment.py) when that wait starts.
 5. `autotune_thread_off(dataset)` — not a patch of TensorFlow's code but of its
    default: the Dataset an input_fn returns gets `options.autotune.enabled = False`
    unless the input_fn set that option itself. Why: destroying a tf.data iterator
@@ -72,11 +72,10 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
 import atexit
 import collections
 import contextlib
-import json
-import os
 import random
 import threading
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -230,15 +229,14 @@ def keras_initializers_seeded(seed):
 
 # ----------------------------------------------- 4. multi-worker wait bounded
 
-def bound_multi_worker_wait() -> bool:
-    """Bounds the wait of every MultiWorkerMirroredStrategy created from now on.
+def bound_multi_worker_wait(wrap: Callable[[Callable], Callable]) -> bool:
+    """Replaces `CollectiveAllReduceExtended._initialize_multi_worker` by `wrap(it)`.
 
     Idempotent. Returns False (after a warning) if TensorFlow no longer has the
     private method it wraps.
     """
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     from tensorflow.python.distribute import collective_all_reduce_strategy  # pylint: disable=import-outside-toplevel
-    from estimator_lib.distribute import cluster_wait  # pylint: disable=import-outside-toplevel
 
     extended = collective_all_reduce_strategy.CollectiveAllReduceExtended
     initialize = getattr(extended, "_initialize_multi_worker", None)
@@ -248,20 +246,10 @@ def bound_multi_worker_wait() -> bool:
             "cluster on this TensorFlow: a task that never starts blocks the others.")
         return False
     if not getattr(initialize, "bounded_by_estimator_lib", False):
-        extended._initialize_multi_worker = cluster_wait.bounded(  # pylint: disable=protected-access
-            initialize, lambda: cluster_wait.cluster_wait_secs(os.environ))
-        tf.compat.v1.logging.debug("estimator_lib: MultiWorkerMirroredStrategy's wait for "
-                                   "the cluster is bounded (tf_patches).")
+        wrapped = wrap(initialize)
+        wrapped.bounded_by_estimator_lib = True
+        extended._initialize_multi_worker = wrapped  # pylint: disable=protected-access
     return True
-
-
-def tf_config_names_a_cluster(environ=os.environ) -> bool:
-    """True when TF_CONFIG names several chief/worker tasks (a strategy would wait)."""
-    try:
-        cluster = json.loads(environ.get("TF_CONFIG") or "{}").get("cluster") or {}
-        return sum(len(cluster.get(job) or ()) for job in ("chief", "worker")) > 1
-    except (ValueError, AttributeError, TypeError):
-        return False  # RunConfig reports a malformed TF_CONFIG with a clear error.
 
 
 # ------------------------------------------- 5. tf.data autotune thread off

@@ -10,10 +10,10 @@ import tensorflow as tf
 from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.util import function_utils
 
-from estimator_lib.tf_config import TF_CONFIG_VARIABLE  # noqa: F401  (re-exported)
-from estimator_lib.tf_config import TaskType
-from estimator_lib.tf_config import cluster_settings
-from estimator_lib.tf_config import read_tf_config
+from estimator_lib.core.tf_config import TF_CONFIG_VARIABLE  # noqa: F401  (re-exported)
+from estimator_lib.core.tf_config import TaskType
+from estimator_lib.core.tf_config import cluster_settings
+from estimator_lib.core.tf_config import read_tf_config
 
 _USE_DEFAULT = object()
 

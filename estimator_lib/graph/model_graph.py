@@ -12,17 +12,17 @@ from typing import Callable, Optional
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from estimator_lib import _keras_switch
-from estimator_lib import inputs
-from estimator_lib import tf_patches
-from estimator_lib import warm_starting
+from estimator_lib.core import keras_switch as _keras_switch
+from estimator_lib.graph import inputs
+from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.graph import warm_starting
 from estimator_lib.distribute import strategies
-from estimator_lib.model_fn import EstimatorSpec
-from estimator_lib.model_fn import ModeKeys
-from estimator_lib.model_fn import canonical_mode
-from estimator_lib.model_fn import model_fn_args
-from estimator_lib.run_config import RunConfig
-from estimator_lib.training import checkpoints
+from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.model_fn import canonical_mode
+from estimator_lib.core.model_fn import model_fn_args
+from estimator_lib.core.run_config import RunConfig
+from estimator_lib.graph import restore
 
 logging = tf.compat.v1.logging
 
@@ -159,9 +159,9 @@ class ModelGraph:
         """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
         if checkpoint_path:
             if not verified:
-                checkpoints.require_readable(checkpoint_path)
+                restore.require_readable(checkpoint_path)
             if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
                     tf.compat.v1.GraphKeys.SAVERS)) == 0:
-                checkpoints.check_compatible(checkpoint_path)
+                restore.check_compatible(checkpoint_path)
         elif self.warm_start_settings:
             warm_starting.apply(self.warm_start_settings)
