@@ -20,6 +20,7 @@ import tensorflow as tf
 
 import estimator_lib as el
 from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.core import environment
 from estimator_lib.distribute import cluster_wait
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.training import session as session_lib
@@ -136,7 +137,7 @@ class ParameterServerDocTest(tf.test.TestCase):
         config = _run_config(tf_config)
         ps_host = tf_config["cluster"]["ps"][0].rpartition(":")[0]
         clock = mock.MagicMock()
-        clock.monotonic.side_effect = itertools.count(0, cluster_wait.DEFAULT_WAIT_SECS + 1)
+        clock.monotonic.side_effect = itertools.count(0, environment.DEFAULT_WAIT_SECS + 1)
         with mock.patch.dict(os.environ), \
                 mock.patch.object(cluster_wait.socket, "create_connection",
                                   _refused_for(ps_host)), \
