@@ -116,7 +116,7 @@ class BuildFileTest(unittest.TestCase):
         """The deps are layers: no target reaches itself through its deps."""
         deps = {t["name"]: [d.lstrip(":") for d in t.get("deps", [])] for t in self.targets}
         for start in deps:
-            path, stack = [], [(start, iter(deps[start]))]
+            stack = [(start, iter(deps[start]))]
             seen = set()
             while stack:
                 name, children = stack[-1]

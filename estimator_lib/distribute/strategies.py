@@ -3,12 +3,10 @@
 import contextlib
 import re
 import threading
-from typing import Tuple
 
 import tensorflow as tf
 from tensorflow.python.autograph.impl import api as autograph_api
 
-from estimator_lib.distribute import parameter_servers
 
 _DEVICE = re.compile(r"device:(CPU|GPU):(\d+)$", re.IGNORECASE)
 
@@ -94,27 +92,6 @@ def _copy_virtual_gpus(config):
         for logical in split or []:
             if logical.memory_limit is not None:
                 entry.memory_limit_mb.append(logical.memory_limit)
-
-
-def roles(config) -> Tuple[bool, bool]:
-    """(initializes variables, writes checkpoints and summaries) for this task.
-
-    Under a multi-worker strategy every worker holds its own copy of the variables
-    and initialises it (initial values are broadcast from the chief), but only the
-    chief writes checkpoints and summaries. Otherwise the chief does both.
-    """
-    if is_multi_worker(config):
-        extended = config.train_distribute.extended
-        return bool(extended.experimental_should_init), bool(extended.should_checkpoint)
-    return config.is_chief, config.is_chief
-
-
-def is_multi_worker(config) -> bool:
-    """True for between-graph training across a TF_CONFIG cluster (each worker a graph)."""
-    strategy = config.train_distribute
-    return bool(strategy is not None and config.cluster_spec.as_dict()
-                and getattr(strategy.extended, "experimental_between_graph", False)
-                and not parameter_servers.is_v1_strategy(strategy))
 
 
 def num_replicas(strategy) -> int:

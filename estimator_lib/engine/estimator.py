@@ -209,11 +209,9 @@ class Estimator:
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
             predictions = predictions_lib.select(spec.predictions, predict_keys)
-            creator = session_lib.ChiefSessionCreator(
-                checkpoint_filename_with_path=checkpoint_path, scaffold=spec.scaffold,
-                config=self._session_config)
-            with tf.compat.v1.train.MonitoredSession(
-                    session_creator=creator,
+            with session_lib.local_session(
+                    scaffold=spec.scaffold, checkpoint_path=checkpoint_path,
+                    config=self._session_config,
                     hooks=input_hooks + hooks + list(spec.prediction_hooks)) as session:
                 while not session.should_stop():
                     values = session.run(predictions)
@@ -276,7 +274,7 @@ class Estimator:
                 restore.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
-            with tf.compat.v1.Session(config=self._session_config) as session:
+            with session_lib.plain_session(self._session_config) as session:
                 saver.restore(session, checkpoint_path)
                 kwargs = dict(
                     tags=saved_model.tags_for(mode), signature_def_map=signatures,

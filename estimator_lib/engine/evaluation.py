@@ -43,13 +43,11 @@ def run_evaluation(*, checkpoint_path: Optional[str], scaffold, update_op, final
                    hooks, master: str, session_config) -> Dict[str, np.ndarray]:
     """Runs `update_op` until the hooks stop, then returns the values of `final_ops`."""
     final_hook = tf.compat.v1.train.FinalOpsHook(final_ops)
-    creator = session_lib.ChiefSessionCreator(
-        scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, master=master,
-        config=session_config)
     logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
     start = time.time()
-    with tf.compat.v1.train.MonitoredSession(
-            session_creator=creator, hooks=list(hooks) + [final_hook]) as session:
+    with session_lib.local_session(
+            scaffold=scaffold, checkpoint_path=checkpoint_path, master=master,
+            config=session_config, hooks=list(hooks) + [final_hook]) as session:
         while not session.should_stop():
             session.run(update_op)
     logging.info("Inference Time : %.5fs", time.time() - start)

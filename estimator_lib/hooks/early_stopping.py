@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional
 import tensorflow as tf
 from tensorflow.python.training import training_util
 
-from estimator_lib.distribute import strategies
+from estimator_lib.distribute import job_shape
 
 logging = tf.compat.v1.logging
 
@@ -114,7 +114,7 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
             f"run_every_secs={run_every_secs}, run_every_steps={run_every_steps}.")
-    if strategies.is_multi_worker(estimator.config):
+    if job_shape.is_multi_worker(estimator.config):
         if run_every_steps is None:
             raise ValueError(
                 "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "

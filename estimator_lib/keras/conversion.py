@@ -26,9 +26,11 @@ from tf_keras.src.mixed_precision import autocast_variable
 from estimator_lib.core import environment
 from estimator_lib.core import keras_switch as _keras_switch
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator import resolve_config
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import safe_loading
+from estimator_lib.training import session as session_lib
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.core.run_config import RunConfig
@@ -273,7 +275,7 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         saver = (_object_based_saver(model, sharded=False) if save_object_ckpt
                  else tf.compat.v1.train.Saver(sharded=False))
         tf.io.gfile.makedirs(keras_dir)
-        with tf.compat.v1.Session(config=config.session_config) as session:
+        with session_lib.plain_session(config.session_config) as session:
             session.run(init_op, feed_dict=feed)
             path = saver.save(session, os.path.join(keras_dir, _KERAS_CHECKPOINT),
                               write_meta_graph=not save_object_ckpt, write_state=True)
@@ -425,7 +427,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             "is ON_1, or call tf.config.optimizer.set_jit('autoclustering') (on CPU, also "
             "TF_XLA_FLAGS=--tf_xla_cpu_global_jit before TensorFlow starts).")
 
-    config = estimator_lib.resolve_config(config, model_dir)
+    config = resolve_config(config, model_dir)
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                               export_outputs, optimizer_config)
     warm_start = None

@@ -174,26 +174,41 @@ def _monitored_session(cluster, model_dir, config, job, **kwargs):
                                operation_timeout_ms=timeout_ms, job=job, **kwargs)
 
 
-def training_session(*, model_dir: str, restore_from: Optional[str], initializes: bool,
-                     scaffold, master: str, config, hooks: List, max_wait_secs: float,
-                     cluster: Optional[dict] = None, parameter_servers: bool = False):
-    """The training MonitoredSession, running `hooks` (from `hook_plan.plan`).
+def training_session(job, *, model_dir: str, restore_from: Optional[str], scaffold,
+                     hooks: List, max_wait_secs: float):
+    """The training MonitoredSession of `job` (a distribute.job_shape.JobShape), running
+    `hooks` (from `hook_plan.plan`).
 
-    As `tf.compat.v1.train.MonitoredTrainingSession(is_chief=initializes, ...)`, but it
-    restores `restore_from` (the newest *readable* checkpoint) rather than whatever
-    the checkpoint state file names, and the hooks come planned. In a multi-worker
-    job (`cluster` given) a task that stops ends training with a RuntimeError naming
-    it, whether a run fails with an RPC error or waits past
-    `config.operation_timeout_in_ms`; `parameter_servers` says the job is
-    parameter-server training (the error's wording).
+    As `tf.compat.v1.train.MonitoredTrainingSession(is_chief=job.initializes, ...)`, but
+    it restores `restore_from` (the newest *readable* checkpoint) rather than whatever
+    the checkpoint state file names, and the hooks come planned. In a distributed job
+    (`job.cluster`) a task that stops ends training with a RuntimeError naming it,
+    whether a run fails with an RPC error or waits past the session's
+    `operation_timeout_in_ms`.
     """
-    job = _PARAMETER_SERVER if parameter_servers else _MULTI_WORKER
-    if not initializes:
+    kind = _PARAMETER_SERVER if job.mode == "parameter-server" else _MULTI_WORKER
+    config, cluster = job.session_config, job.cluster
+    if not job.initializes:
         creator = _WorkerSessionCreator(
-            model_dir, cluster=cluster, scaffold=scaffold, master=master, config=config,
+            model_dir, cluster=cluster, scaffold=scaffold, master=job.master, config=config,
             max_wait_secs=max_wait_secs)
     else:
-        creator = _ResumingSessionCreator(model_dir, restore_from, cluster=cluster, job=job,
-                                          scaffold=scaffold, master=master, config=config)
-    return _monitored_session(cluster, model_dir, config, job, session_creator=creator,
+        creator = _ResumingSessionCreator(model_dir, restore_from, cluster=cluster, job=kind,
+                                          scaffold=scaffold, master=job.master, config=config)
+    return _monitored_session(cluster, model_dir, config, kind, session_creator=creator,
                               hooks=list(hooks))
+
+
+def local_session(*, scaffold, config, hooks: List = (), checkpoint_path: Optional[str] = None,
+                  master: str = ""):
+    """The MonitoredSession of an evaluation or prediction pass: restores
+    `checkpoint_path` (or initialises), runs `hooks`, and closes on the caller's thread."""
+    creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path,
+                                  master=master, config=config)
+    return tf.compat.v1.train.MonitoredSession(session_creator=creator, hooks=list(hooks))
+
+
+def plain_session(config, target: str = ""):
+    """A plain `tf.compat.v1.Session` on the current graph, for one-off runs that need no
+    hooks (restoring a checkpoint to export it, model_to_estimator's first checkpoint)."""
+    return tf.compat.v1.Session(target, config=config)

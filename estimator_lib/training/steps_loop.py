@@ -29,7 +29,7 @@ from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.training import training_util
 
 from estimator_lib.training import checkpoints
-from estimator_lib.distribute import strategies
+from estimator_lib.distribute import job_shape
 from estimator_lib.graph import inputs
 from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.training import steps_loop_hooks
@@ -53,7 +53,7 @@ _FATAL_COLLECTIONS = (
     tf.compat.v1.GraphKeys.READY_FOR_LOCAL_INIT_OP)
 
 
-def check_supported(config) -> None:
+def check_supported(config, job) -> None:
     """Raises if `config` trains in a way the in-graph loop does not support.
 
     Raises:
@@ -70,14 +70,14 @@ def check_supported(config) -> None:
     strategy = config.train_distribute
     if strategy is None:
         return
-    if strategies.is_multi_worker(config) or not isinstance(
+    if job.mode == job_shape.MULTI_WORKER or not isinstance(
             strategy, tf.distribute.MirroredStrategy):
         raise ValueError(
             f"`steps_per_run` > 1 supports no strategy or a one-machine "
             f"tf.distribute.MirroredStrategy; multi-worker training runs one step per "
             f"session run. Received: steps_per_run={config.steps_per_run}, "
             f"train_distribute={type(strategy).__name__}"
-            f"{' over a TF_CONFIG cluster' if strategies.is_multi_worker(config) else ''}. "
+            f"{' over a TF_CONFIG cluster' if job.mode == job_shape.MULTI_WORKER else ''}. "
             "Use steps_per_run=1.")
 
 

@@ -15,6 +15,7 @@ from tensorflow.python.training import training_util
 
 from estimator_lib.graph import inputs
 from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.distribute import job_shape
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
@@ -46,21 +47,16 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         The loss of the last step run, or None if no step ran.
     """
     config = model.config
-    ps_training = parameter_servers.is_ps_training(config)
-    # Parameter-server training (docs/multi_worker.md) places variables with a device
-    # function; the v1 ParameterServerStrategy runs the same way, as no strategy.
-    strategy = None if ps_training else config.train_distribute
-    device_fn = config.device_fn or (parameter_servers.device_fn(config) if ps_training
-                                     else None)
+    job = job_shape.decide(config, model.session_config)
+    logging.debug("Training as a %s.", job.describe())
     steps_per_run = config.steps_per_run
     if steps_per_run > 1:
-        steps_loop.check_supported(config)
-    initializes, writes = strategies.roles(config)
+        steps_loop.check_supported(config, job)
     with tf.Graph().as_default() as graph, strategies.train_scope(
-            graph, strategy, device_fn):
+            graph, job.strategy, job.device_fn):
         # 1. The graph.
         model.start_graph(graph)
-        build_step, input_hooks = _train_step(model, input_fn, strategy, steps_per_run)
+        build_step, input_hooks = _train_step(model, input_fn, job.strategy, steps_per_run)
         loop = None
         if steps_per_run == 1:
             spec = build_step()
@@ -77,29 +73,24 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
             config=config, spec=spec,
             step=training_util._get_or_create_global_step_read(),  # pylint: disable=protected-access
             input_hooks=input_hooks, user_hooks=hooks, steps=steps, max_steps=max_steps,
-            saving_listeners=saving_listeners if writes else (), loop=loop,
-            save_on_create=not strategies.is_multi_worker(config))
+            saving_listeners=saving_listeners if job.writes else (), loop=loop,
+            save_on_create=job.saves_on_create)
 
         # 3. The session, and 4. the steps.
-        if ps_training:
+        if job.mode == job_shape.PARAMETER_SERVER:
             parameter_servers.prepare_task(config)
         loss = None
         any_step_done = False
         with contextlib.ExitStack() as stack:
             # SIGTERM/SIGINT: finish the step, checkpoint, release the lock, then exit.
             stop = stack.enter_context(preemption.stop_on_signals())
-            if writes:
+            if job.writes:
                 stack.enter_context(model_dir_lock.model_dir_lock(config.model_dir))
                 _open_summary_writer_without_graph(config.model_dir)
             session = stack.enter_context(session_lib.training_session(
-                model_dir=config.model_dir, restore_from=restore_from,
-                initializes=initializes, scaffold=spec.scaffold, master=config.master,
-                config=_session_config(model, strategy, ps_training),
-                hooks=plan.for_task(writes),
-                max_wait_secs=config.session_creation_timeout_secs,
-                cluster=(config.cluster_spec.as_dict()
-                         if strategies.is_multi_worker(config) or ps_training else None),
-                parameter_servers=ps_training))
+                job, model_dir=config.model_dir, restore_from=restore_from,
+                scaffold=spec.scaffold, hooks=plan.for_task(job.writes),
+                max_wait_secs=config.session_creation_timeout_secs))
             while not session.should_stop() and not stop.requested:
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
@@ -110,16 +101,6 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
                         "misspecified.")
     return loss
-
-
-def _session_config(model: ModelGraph, strategy, ps_training: bool):
-    """The session's config; across parameter servers each run gets the multi-worker
-    deadline unless the session_config sets one (a ps that stops mid-run)."""
-    config = model.session_config_for(strategy)
-    if ps_training and not config.operation_timeout_in_ms:
-        config = tf.compat.v1.ConfigProto.FromString(config.SerializeToString())
-        config.operation_timeout_in_ms = strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS
-    return config
 
 
 def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):

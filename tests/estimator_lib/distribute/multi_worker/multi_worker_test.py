@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib.distribute import strategies
+from estimator_lib.distribute import job_shape
 from estimator_lib.training import session as session_lib
 from tests.estimator_lib.distribute.multi_worker import program
 from tests.estimator_lib.distribute.multi_worker.launch import free_port
@@ -84,7 +84,7 @@ class MultiWorkerTest(tf.test.TestCase):
     def test_a_time_cadence_is_refused_across_workers(self):
         estimator = el.Estimator(program.model_fn,
                                  model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
-        with tf.compat.v1.test.mock.patch.object(strategies, "is_multi_worker",
+        with tf.compat.v1.test.mock.patch.object(job_shape, "is_multi_worker",
                                                  return_value=True):
             with self.assertRaisesRegex(ValueError, "run_every_steps=N"):
                 el.experimental.stop_if_no_decrease_hook(estimator, "loss", 10)
