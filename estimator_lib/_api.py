@@ -6,6 +6,10 @@ answers --help before TensorFlow loads).
 """
 
 # pylint: disable=g-bad-import-order,unused-import
+# First: a TensorFlow without the internals we need fails here, in one line.
+from estimator_lib.tf_internals import registry as _registry
+_registry.check()
+
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks

@@ -21,7 +21,6 @@ import tensorflow as tf
 import tf_keras
 from tensorflow.python.checkpoint import graph_view
 from tf_keras.src import backend as keras_backend
-from tf_keras.src.mixed_precision import autocast_variable
 
 from estimator_lib.core import environment
 from estimator_lib.core import keras_switch as _keras_switch
@@ -30,6 +29,7 @@ from estimator_lib.engine.estimator import resolve_config
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import safe_loading
+from estimator_lib.tf_internals import keras_model as keras_model_internals
 from estimator_lib.training import session as session_lib
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
@@ -166,21 +166,6 @@ def _object_based_saver(model, *, sharded: bool = True):
 
 
 @tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
-def _unwrap_autocast_for_optimizer(model):
-    """Hands the optimizer the variables a mixed-precision policy wraps for casting.
-
-    Each replica's clone wraps the shared MirroredVariable in its own AutoCastVariable,
-    so the optimizer's cross-replica step receives a different object per replica and
-    cannot find one variable to update (TF1 optimizers: `'PerReplica' object has no
-    attribute 'name'`; Keras ones: `colocate_vars_with` refuses it). The layers still
-    read through their wrappers, in the compute dtype; gradients reach the same float32
-    variable either way.
-    """
-    model._collected_trainable_weights = [
-        variable._variable if isinstance(variable, autocast_variable.AutoCastVariable)
-        else variable for variable in model._collected_trainable_weights]
-
-
 def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                    export_outputs, optimizer_config):
 
@@ -201,11 +186,10 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                 # Keras already divided its loss by the replica count; a wrapped
                 # tf.compat.v1 optimizer would divide it again unless told the loss is
                 # summed (the original did divide twice: gradients 1/N too small).
-                tf.compat.v1.get_default_graph()._last_loss_reduction = (  # pylint: disable=protected-access
-                    tf.compat.v1.losses.Reduction.SUM)
+                keras_model_internals.mark_loss_summed(tf.compat.v1.get_default_graph())
             with _explain_rebuild_failures():
                 if mode == ModeKeys.TRAIN:
-                    _unwrap_autocast_for_optimizer(model)
+                    keras_model_internals.unwrap_autocast_trainable_weights(model)
                     model._make_train_function()
                 else:
                     model._make_test_function()
@@ -343,18 +327,6 @@ def _legacy_optimizer(model):
     return configs if several else configs[0]
 
 
-def _freeze_compile_args(model):
-    """Caches the compile arguments, as clone_and_build_model does at a compiled clone.
-
-    A model built in a graph swaps tf_keras' model classes to their v1 bases, after
-    which the original cannot report them; a PREDICT clone (not compiled) may come first.
-    """
-    if "_get_compile_args" in vars(model):
-        return  # Cached already, by a compiled clone.
-    compile_args = {flag: model._get_compile_args(user_metrics=flag) for flag in (True, False)}
-    model._get_compile_args = lambda user_metrics=True: compile_args[user_metrics]
-
-
 def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
                        model_dir=None, config: Optional[RunConfig] = None,
                        checkpoint_format: str = "checkpoint",
@@ -418,7 +390,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
                 f"`export_outputs` keys must be the model's output names "
                 f"{keras_model.output_names}. Unknown: {sorted(unknown)}.")
     optimizer_config = _legacy_optimizer(keras_model)
-    _freeze_compile_args(keras_model)
+    keras_model_internals.freeze_compile_args(keras_model)
     if getattr(keras_model, "_jit_compile", None):
         logging.warning(
             "model_to_estimator does not apply compile(jit_compile=True): the model is "

@@ -26,7 +26,7 @@ import importlib.machinery
 import sys
 import threading
 import types
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, Mapping, Tuple
 
 import tensorflow as tf
 
@@ -45,6 +45,7 @@ from estimator_lib.legacy import numpy_io
 from estimator_lib.core import run_config
 from estimator_lib.engine import train_eval
 from estimator_lib.legacy import unsupported
+from estimator_lib.tf_internals import module_attributes
 from estimator_lib.graph import warm_starting
 
 logging = tf.compat.v1.logging
@@ -328,19 +329,9 @@ def _add_namespace(modules: Dict[str, types.ModuleType], name: str,
         modules[f"{name}.{child}"] = getattr(api, child)
 
 
-_MISSING = object()
 _lock = threading.Lock()
-_undo: List[Tuple[object, str, object]] = []  # (target, attribute or sys.modules key, previous)
+_assignments = module_attributes.Assignments()
 _installed_api: Dict[str, types.ModuleType] = {}
-
-
-def _set(target, name: str, value) -> None:
-    if target is sys.modules:
-        _undo.append((target, name, sys.modules.get(name, _MISSING)))
-        sys.modules[name] = value
-    else:
-        _undo.append((target, name, getattr(target, name, _MISSING)))
-        setattr(target, name, value)
 
 
 def install() -> None:
@@ -357,12 +348,12 @@ def install() -> None:
             return
         v2_api, v1_api, modules = _build_modules()
         import tensorflow.python as tf_python  # pylint: disable=import-outside-toplevel
-        _set(tf, "estimator", v2_api)
-        _set(tf.compat.v1, "estimator", v1_api)
-        _set(tf.compat.v2, "estimator", v2_api)
-        _set(tf_python, "estimator", modules["tensorflow.python.estimator"])
+        _assignments.set(tf, "estimator", v2_api)
+        _assignments.set(tf.compat.v1, "estimator", v1_api)
+        _assignments.set(tf.compat.v2, "estimator", v2_api)
+        _assignments.set(tf_python, "estimator", modules["tensorflow.python.estimator"])
         for name, module in modules.items():
-            _set(sys.modules, name, module)
+            _assignments.set(sys.modules, name, module)
         _installed_api.update(v1=v1_api, v2=v2_api)
         logging.debug("estimator_lib.compat: installed %d legacy module paths.", len(modules))
 
@@ -370,18 +361,7 @@ def install() -> None:
 def uninstall() -> None:
     """Undoes `install()`: the attributes and sys.modules entries it set are restored."""
     with _lock:
-        while _undo:
-            target, name, previous = _undo.pop()
-            if target is sys.modules:
-                if previous is _MISSING:
-                    sys.modules.pop(name, None)
-                else:
-                    sys.modules[name] = previous
-            elif previous is _MISSING:
-                if hasattr(target, name):
-                    delattr(target, name)
-            else:
-                setattr(target, name, previous)
+        _assignments.undo()
         _installed_api.clear()
 
 

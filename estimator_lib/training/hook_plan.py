@@ -16,6 +16,7 @@ import tensorflow as tf
 
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.run_config import RunConfig
+from estimator_lib.tf_internals import hooks as tf_hooks
 from estimator_lib.training import checkpoints
 
 logging = tf.compat.v1.logging
@@ -99,8 +100,7 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
                 "There should be a CheckpointSaverHook to use saving_listeners. Please set "
                 "one of the RunConfig.save_checkpoints_steps or "
                 "RunConfig.save_checkpoints_secs.")
-        # Both our hook and TensorFlow's keep their listeners in `_listeners`.
-        saver_hooks[0]._listeners.extend(saving_listeners)  # pylint: disable=protected-access
+        tf_hooks.add_saver_listeners(saver_hooks[0], saving_listeners)
     chief.extend(spec.training_chief_hooks)
     chief.extend(_counting_hooks(config, spec, loop))
     result = HookPlan(chief=tuple(chief + worker), worker=tuple(worker))

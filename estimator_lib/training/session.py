@@ -9,13 +9,13 @@ import tensorflow as tf
 
 from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.graph import restore
-from estimator_lib.training import repeated_runs
+from estimator_lib.tf_internals import session_runs
 from estimator_lib.distribute.cluster_wait import unreachable_tasks
 
 
 class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
     """`tf.compat.v1.train.ChiefSessionCreator` whose sessions run repeated fetches
-    through callables (`repeated_runs`); with `close_in_background`, they close on a
+    through callables (`tf_internals.session_runs`); with `close_in_background`, they close on a
     thread (tf_patches, patch 2: distributed jobs only, where closing a session to a
     task that died never returns)."""
 
@@ -24,7 +24,7 @@ class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
         self._close_in_background = close_in_background
 
     def create_session(self):
-        session = repeated_runs.fast_repeated_runs(super().create_session())
+        session = session_runs.fast_repeated_runs(super().create_session())
         if self._close_in_background:
             return tf_patches.close_in_background(session)
         return session
@@ -127,7 +127,7 @@ class _WorkerSessionCreator(tf.compat.v1.train.WorkerSessionCreator):
                                       job=_PARAMETER_SERVER)
         self._created = True
         return tf_patches.close_in_background(
-            repeated_runs.fast_repeated_runs(super().create_session()))
+            session_runs.fast_repeated_runs(super().create_session()))
 
 
 class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):

@@ -32,6 +32,7 @@ from estimator_lib.training import checkpoints
 from estimator_lib.distribute import job_shape
 from estimator_lib.graph import inputs
 from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.tf_internals import saver as tf_saver
 from estimator_lib.training import steps_loop_hooks
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
@@ -268,24 +269,13 @@ def _rebuild_savers_outside(graph, body_graph, scaffold):
     for saver in savers:
         if not _built_in(body_graph, saver):
             continue
-        var_list = saver._var_list  # pylint: disable=protected-access
-        if isinstance(var_list, (list, tuple)):
-            var_list = [_saveable_outside(graph, s) for s in var_list]
-        elif isinstance(var_list, dict):
-            var_list = {k: _saveable_outside(graph, s) for k, s in var_list.items()}
-        # pylint: disable=protected-access
-        saver._var_list = var_list
-        saver.saver_def = None
-        saver._is_built = False
-        # pylint: enable=protected-access
-        with graph.as_default():
-            saver.build()
+        tf_saver.rebuild(saver, graph, lambda saveable: _saveable_outside(graph, saveable))
 
 
 def _built_in(body_graph, saver) -> bool:
     saver_def = getattr(saver, "saver_def", None)
     if saver_def is None or not saver_def.save_tensor_name:
-        var_list = getattr(saver, "_var_list", None) or []
+        var_list = tf_saver.var_list(saver) or []
         values = var_list.values() if isinstance(var_list, dict) else var_list
         return any(_saveable_tensors_in(body_graph, s) for s in values)
     try:

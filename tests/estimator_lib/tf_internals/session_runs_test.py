@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 import estimator_lib  # noqa: F401  (legacy Keras switch before TensorFlow's)
-from estimator_lib.training import repeated_runs
+from estimator_lib.tf_internals import session_runs
 
 Pair = collections.namedtuple("Pair", ["a", "b"])
 
@@ -35,7 +35,7 @@ class RepeatedRunsTest(tf.test.TestCase):
             init = tf.compat.v1.global_variables_initializer()
         self.graph.finalize()
         self.plain = tf.compat.v1.Session(graph=self.graph)
-        self.fast = repeated_runs.fast_repeated_runs(tf.compat.v1.Session(graph=self.graph))
+        self.fast = session_runs.fast_repeated_runs(tf.compat.v1.Session(graph=self.graph))
         for session in (self.plain, self.fast):
             session.run(init)
 
@@ -122,7 +122,7 @@ class RepeatedRunsTest(tf.test.TestCase):
         self.assertEqual(empty, plain_empty)
 
     def test_many_structures_stay_correct(self):
-        fetches = [{str(i): self.c, "n": self.inc} for i in range(repeated_runs._MAX_CALLABLES + 8)]
+        fetches = [{str(i): self.c, "n": self.inc} for i in range(session_runs._MAX_CALLABLES + 8)]
         for _ in range(2):
             for f in fetches:
                 self.assertAllEqual(self.fast.run(f)[next(iter(f))], [1.0, 2.0])
@@ -137,7 +137,7 @@ class RepeatedRunsTest(tf.test.TestCase):
         graph = tf.Graph()
         with graph.as_default():
             a = tf.constant(1.0)
-            session = repeated_runs.fast_repeated_runs(tf.compat.v1.Session())
+            session = session_runs.fast_repeated_runs(tf.compat.v1.Session())
             with mock.patch.object(session, "make_callable") as make:
                 self.assertEqual(session.run(a), 1.0)
                 b = a + 1.0  # the graph grows after a run
@@ -151,7 +151,7 @@ class MonitoredTrainingTest(tf.test.TestCase):
     def test_estimator_sessions_run_through_callables(self):
         import estimator_lib as el  # pylint: disable=import-outside-toplevel
         made = []
-        real = repeated_runs.fast_repeated_runs
+        real = session_runs.fast_repeated_runs
 
         def counting(session):
             made.append(session)
@@ -170,7 +170,7 @@ class MonitoredTrainingTest(tf.test.TestCase):
             return tf.data.Dataset.from_tensors((tf.ones([2]), tf.ones([2]))).repeat(5)
 
         est = el.Estimator(model_fn, model_dir=self.get_temp_dir())
-        with mock.patch.object(repeated_runs, "fast_repeated_runs", counting):
+        with mock.patch.object(session_runs, "fast_repeated_runs", counting):
             est.train(input_fn)
             self.assertEqual(est.get_variable_value("global_step"), 5)
             self.assertEqual(est.evaluate(input_fn)["loss"], 1.0)

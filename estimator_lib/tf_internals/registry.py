@@ -1,0 +1,278 @@
+"""Every TensorFlow and tf_keras private estimator_lib touches, in one list.
+
+A *private* is a module under `tensorflow.python`, `tensorflow.core`, `tf_keras.src`
+(no public API promises it), or an attribute whose name starts with `_` of an object
+TensorFlow or tf_keras owns. Reads may happen where the entry's `users` say; writes
+into TensorFlow-owned objects happen only in this package (patches.py and one module
+per area: session_runs, saver, keras_model, hooks, module_attributes).
+tests/estimator_lib/tf_internals/registry_test.py walks the source and fails on any
+private touched outside this list, or listed for a file that no longer touches it.
+
+`check()` runs when estimator_lib's public API loads (`estimator_lib/_api.py`, first
+line): each entry whose `check` is IMPORT is resolved, and a TensorFlow that lacks one
+fails there with one line naming the TensorFlow version and every missing name, never
+deep inside training. INSTANCE entries are attributes set on instances (not visible on
+the class); the tests that exercise their users check them.
+
+Every entry exists in TensorFlow 2.15 (the original's) and 2.21 (tested) unless its
+`since` says otherwise.
+"""
+
+import dataclasses
+import importlib
+from typing import List, Optional, Tuple
+
+IMPORT = "import"  # Resolved by check(): a module, or a module/class attribute.
+INSTANCE = "instance"  # An attribute of instances: checked by its users' tests.
+
+
+@dataclasses.dataclass(frozen=True)
+class Private:
+    """One private: `module` (dotted) and, unless the module itself is the private,
+    `attribute` (dotted below the module, e.g. `Saver._var_list`)."""
+
+    module: str
+    attribute: Optional[str]
+    users: Tuple[str, ...]  # Files under estimator_lib/ that touch it.
+    why: str
+    check: str = IMPORT
+    writes: bool = False  # True when estimator_lib assigns or mutates it.
+    since: str = "2.15"
+
+    @property
+    def name(self) -> str:
+        return self.module + (f".{self.attribute}" if self.attribute else "")
+
+    @property
+    def leaf(self) -> str:
+        return (self.attribute or self.module).rsplit(".", 1)[-1]
+
+
+def _p(module, attribute, users, why, **kwargs) -> Private:
+    users = (users,) if isinstance(users, str) else tuple(users)
+    return Private(module, attribute, users, why, **kwargs)
+
+
+_TF = "tensorflow.python."
+_FC = _TF + "feature_column."
+PRIVATES: List[Private] = [
+    # ------------------------------------------------------------ training
+    _p(_TF + "training.training_util", None,
+       ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
+        "training/steps_loop.py", "training/train_model.py"),
+       "the global-step read collection key and its getter, which the hooks share"),
+    _p(_TF + "training.training_util", "_get_or_create_global_step_read",
+       ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
+        "training/steps_loop.py", "training/train_model.py"),
+       "the one read of the global step every hook fetches (the original's too)"),
+    _p(_TF + "training.basic_session_run_hooks", "StepCounterHook._set_steps_per_run",
+       "training/steps_loop.py", "a step counter that counts steps_per_run steps a run"),
+    _p(_TF + "training.basic_session_run_hooks", "StopAtStepHook._last_step",
+       "training/steps_loop_hooks.py", "the loop's last run stops at the hook's step",
+       check=INSTANCE),
+    _p(_TF + "training.basic_session_run_hooks", "CheckpointSaverHook._listeners",
+       "tf_internals/hooks.py", "train()'s saving_listeners join an existing saver hook",
+       check=INSTANCE, writes=True),
+    _p(_TF + "training.saver", "Saver._var_list", "tf_internals/saver.py",
+       "a Saver built in the steps_per_run loop's body is rebuilt outside it",
+       check=INSTANCE, writes=True),
+    _p(_TF + "training.saver", "Saver._is_built", "tf_internals/saver.py",
+       "as Saver._var_list", check=INSTANCE, writes=True),
+    _p(_TF + "client.session", "BaseSession._do_call", "tf_internals/session_runs.py",
+       "repeated fetches run through a callable, errors translated as Session.run does"),
+    _p(_TF + "client.session", "BaseSession._closed", "tf_internals/session_runs.py",
+       "a closed session's runs go to Session.run (its own error)", check=INSTANCE),
+    _p(_TF + "client.pywrap_tf_session", None, "bin/jobs/job.py",
+       "the binaries' device count without creating a session"),
+    _p(_TF + "ops.while_v2", None, "training/steps_loop.py",
+       "the steps_per_run loop's body graph, whose savers are rebuilt outside"),
+    _p(_TF + "trackable.base", None, "training/steps_loop.py",
+       "a saveable's tensors, to find the ones built inside the loop"),
+    _p(_TF + "checkpoint.graph_view", None, ("engine/estimator.py", "keras/conversion.py"),
+       "object-based checkpoints' saveables (model_to_estimator's checkpoint format)"),
+    _p(_TF + "training.saving.saveable_object", "SaveSpec._tensor",
+       "training/steps_loop.py", "a saveable's tensor, to see which graph built it",
+       check=INSTANCE),
+    _p(_TF + "ops.variables", "Variable._save_slice_info", "graph/restore.py",
+       "a partitioned variable is saved under its whole name and shape",
+       check=INSTANCE),
+    # ------------------------------------------------------------ distribute
+    _p(_TF + "autograph.impl.api", None, "distribute/strategies.py",
+       "our own model_fn wrappers are not converted by AutoGraph under a strategy"),
+    _p(_TF + "distribute.collective_all_reduce_strategy",
+       "CollectiveAllReduceExtended._initialize_multi_worker", "tf_internals/patches.py",
+       "bounds MultiWorkerMirroredStrategy's wait for the cluster (patch 4)",
+       writes=True),
+    _p(_TF + "distribute.distribute_lib", "StrategyExtendedV1._update_config_proto",
+       "distribute/strategies.py", "the strategy's session settings (collective leader, "
+       "device filters), as the original's Estimator applied them", check=INSTANCE),
+    _p(_TF + "distribute.distribute_lib", "StrategyV1._scale_loss_for_estimator_enabled",
+       "distribute/strategies.py", "the loss-scaling switch the original Estimator used",
+       check=INSTANCE),
+    _p(_TF + "framework.ops", "Graph._is_loss_scaled_by_optimizer",
+       "distribute/strategies.py", "whether an optimizer already scaled the loss",
+       check=INSTANCE),
+    # ------------------------------------------------------------ data
+    _p(_TF + "framework.constant_op", "_constant_impl", "tf_internals/patches.py",
+       "large numpy arrays fed rather than frozen (patch 1)", writes=True),
+    _p(_TF + "data.ops.dataset_ops", "DatasetV1._make_one_shot_iterator",
+       "tf_internals/patches.py", "one-shot iterators over fed arrays (patch 1)",
+       writes=True),
+    _p(_TF + "data.ops.dataset_ops", "DatasetV2._variant_tensor", "tf_internals/patches.py",
+       "the last transformation of an input_fn's Dataset (patch 5)", check=INSTANCE),
+    _p(_TF + "data.ops.multi_device_iterator_ops", "_create_device_dataset",
+       "tf_internals/patches.py", "per-device datasets without autotune threads (patch 5)",
+       writes=True),
+    # ------------------------------------------------------------ feature columns
+    _p(_FC + "feature_column", None, "canned/feature_inputs.py",
+       "v1 feature columns (the original's canned estimators take both)"),
+    _p(_FC + "feature_column", "_FeatureColumn", "canned/feature_inputs.py",
+       "a v1 feature column is told apart from a v2 one"),
+    _p(_FC + "feature_column", "_LazyBuilder", "head/checks.py",
+       "a weight column's dense tensor, as the original's heads read it"),
+    _p(_FC + "feature_column", "_NumericColumn", "head/checks.py",
+       "the weight column's type check, as the original's heads"),
+    _p(_FC + "feature_column", "_NumericColumn._get_dense_tensor", "head/checks.py",
+       "as _LazyBuilder"),
+    _p(_FC + "feature_column_lib", None,
+       ("canned/feature_inputs.py", "head/checks.py", "head/parsing.py"),
+       "feature-column types and parse specs the original's heads and canned use"),
+    _p(_FC + "feature_column_v2", None, "canned/linear_model.py",
+       "the linear model's weighted sums, built as the original built them"),
+    _p(_FC + "feature_column_v2", "_StateManagerImpl", "canned/linear_model.py",
+       "the linear model's feature-column state, as the original"),
+    _p(_FC + "feature_column_v2", "_create_weighted_sum", "canned/linear_model.py",
+       "the linear model's per-column weighted sum (same variables as the original)"),
+    _p(_FC + "feature_column_v2", "_normalize_feature_columns", "canned/linear_model.py",
+       "the original's column checks and order"),
+    _p(_FC + "feature_column_v2", "_sanitize_column_name_for_variable_scope",
+       "canned/linear_model.py", "the original's variable scope names per column"),
+    _p(_FC + "feature_column_v2", "_verify_static_batch_size_equality",
+       "canned/linear_model.py", "the original's batch-size check across columns"),
+    _p(_FC + "serialization", None, "canned/linear_model.py",
+       "the linear model's get_config/from_config of feature columns"),
+    _p(_TF + "ops.variable_scope", None, "canned/linear_model.py",
+       "variable scopes named exactly as the original's"),
+    _p(_TF + "ops.variable_scope", "_pure_variable_scope", "canned/linear_model.py",
+       "the linear model's variable names, exactly the original's"),
+    _p(_TF + "ops.lookup_ops", None, "head/vocabulary.py",
+       "label vocabularies as the original's heads build them"),
+    # ------------------------------------------------------------ export, model_fn
+    _p(_TF + "saved_model.model_utils.export_output", None, "export/receivers.py",
+       "ExportOutput classes: the original's, which TensorFlow still ships"),
+    _p(_TF + "saved_model.model_utils.export_utils", None,
+       ("core/model_fn.py", "export/saved_model.py"),
+       "signature defs and export tags, as the original built them"),
+    _p(_TF + "saved_model.model_utils.mode_keys", None, "core/model_fn.py",
+       "the ModeKeys the original used"),
+    _p(_TF + "util.function_utils", None,
+       ("core/model_fn.py", "core/run_config.py", "engine/extenders.py", "graph/inputs.py",
+        "head/arguments.py", "head/v1_head.py", "tpu/tpu_estimator.py",
+        "tpu/tpu_estimator_spec.py"),
+       "the argument names a model_fn, input_fn or metric_fn takes (functools.partial aware)"),
+    _p(_TF + "util.tf_inspect", None, "tpu/tpu_estimator_spec.py",
+       "host_call argument names, as the original"),
+    _p("tensorflow.core.protobuf.rewriter_config_pb2", None, "core/run_config.py",
+       "the default session config's rewriter options, as the original's"),
+    _p("tensorflow.core.framework.summary_pb2", "Summary", "tpu/tpu_estimator.py",
+       "the TPUEstimator's examples/sec summary"),
+    # ------------------------------------------------------------ profiler
+    _p(_TF + "client.timeline", None, "hooks/profiler.py", "chrome traces of a step"),
+    _p(_TF + "profiler.profiler_v2", None, "hooks/profiler.py",
+       "whether a profiler session is already running"),
+    _p(_TF + "profiler.profiler_v2", "_profiler", "hooks/profiler.py",
+       "as profiler_v2", check=INSTANCE),
+    _p(_TF + "profiler.internal._pywrap_profiler_plugin", None, "hooks/profiler.py",
+       "writes the profile TensorBoard's plugin reads"),
+    # ------------------------------------------------------------ legacy surfaces
+    _p("tensorflow.python", None, "legacy/aliases.py",
+       "`tensorflow.python.estimator`, the pre-split path legacy libraries import"),
+    # ------------------------------------------------------------ tf_keras
+    _p("tf_keras.src.backend", None, ("keras/conversion.py", "tf_internals/patches.py"),
+       "the graph-mode session and learning phase; seeded initializers (patch 3)"),
+    _p("tf_keras.src.backend", "_SEED_GENERATOR", "tf_internals/patches.py",
+       "Keras initializers follow tf_random_seed (patch 3)", writes=True),
+    _p("tf_keras.src.mixed_precision.autocast_variable", None, "tf_internals/keras_model.py",
+       "mixed-precision variables unwrapped for the optimizer"),
+    _p("tf_keras.src.mixed_precision.autocast_variable", "AutoCastVariable._variable",
+       "tf_internals/keras_model.py", "as autocast_variable", check=INSTANCE),
+    _p("tf_keras.src.optimizers", None, "keras/conversion.py",
+       "the compiled optimizer's config, cloned per call as the original"),
+    _p("tf_keras.src.optimizers.optimizer", None, "keras/conversion.py",
+       "Keras optimizers told apart from tf.compat.v1 ones"),
+    _p("tf_keras.src.optimizers.optimizer_v1", None, "keras/conversion.py",
+       "wrapped TF1 optimizers (TFOptimizer), cloned by the cloning code"),
+    _p("tf_keras.src.saving.serialization_lib", None, "keras/conversion.py",
+       "safe-mode deserialization of a saved model's config"),
+    _p("tf_keras.src.engine.training", "Model._collected_trainable_weights",
+       "tf_internals/keras_model.py", "the variables the optimizer updates",
+       check=INSTANCE, writes=True),
+    _p("tf_keras.src.engine.training", "Model._get_compile_args",
+       "tf_internals/keras_model.py", "compile args cached as clone_and_build_model does",
+       writes=True),
+    _p("tf_keras.src.engine.training_v1", "Model._make_train_function",
+       "keras/conversion.py", "the graph-mode train op of a compiled clone"),
+    _p("tf_keras.src.engine.training_v1", "Model._make_test_function",
+       "keras/conversion.py", "the graph-mode metric ops of a compiled clone"),
+    _p("tf_keras.src.engine.training_v1", "Model._compile_metric_functions",
+       "keras/conversion.py", "the compiled metrics, named as the original",
+       check=INSTANCE),
+    _p("tf_keras.src.engine.training_v1", "Model._compile_weights_loss_and_weighted_metrics",
+       "keras/conversion.py", "sample weights reach the loss and metrics"),
+    _p("tf_keras.src.engine.training", "Model._jit_compile", "keras/conversion.py",
+       "jit_compile=True is refused with a clear error", check=INSTANCE),
+    _p("tf_keras.src.engine.functional", "Functional._is_graph_network",
+       "keras/conversion.py", "functional models keep their input names",
+       check=INSTANCE),
+    _p("tf_keras.src.engine.functional", "Functional._nested_inputs",
+       "keras/conversion.py", "the input structure features are matched to",
+       check=INSTANCE),
+    _p("tf_keras.src.engine.base_layer", "Layer._track_trackable", "keras/conversion.py",
+       "the global step in the object-based checkpoint, as the original"),
+    _p("tf_keras.src.optimizers.optimizer", "Optimizer._iterations",
+       "canned/optimizers.py", "a Keras optimizer already built elsewhere is refused",
+       check=INSTANCE),
+    _p("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2._hypers_created",
+       "canned/optimizers.py", "as Optimizer._iterations", check=INSTANCE),
+    _p("tensorflow.python.framework.ops", "Graph._last_loss_reduction",
+       "tf_internals/keras_model.py", "a wrapped TF1 optimizer sees the loss summed",
+       check=INSTANCE, writes=True),
+]
+
+
+def _resolve(private: Private):
+    target = importlib.import_module(private.module)
+    if private.attribute is None or private.check != IMPORT:
+        return
+    for part in private.attribute.split("."):
+        target = getattr(target, part)
+
+
+def missing() -> List[str]:
+    """The names of the IMPORT entries this TensorFlow lacks."""
+    absent = []
+    for private in PRIVATES:
+        try:
+            _resolve(private)
+        except (ImportError, AttributeError):
+            absent.append(private.name)
+    return absent
+
+
+def check() -> None:
+    """Raises ImportError, in one line, if this TensorFlow lacks a private we need."""
+    absent = missing()
+    if absent:
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+        raise ImportError(
+            f"estimator_lib needs TensorFlow internals that TensorFlow {tf.__version__} "
+            f"(tf_keras {_tf_keras_version()}) no longer has: {', '.join(absent)}. "
+            "estimator_lib is tested on TensorFlow 2.21; install tensorflow==2.21.* and "
+            "tf-keras==2.21.*, or report this with the version.")
+
+
+def _tf_keras_version() -> str:
+    try:
+        return importlib.import_module("tf_keras").__version__
+    except (ImportError, AttributeError):
+        return "?"
