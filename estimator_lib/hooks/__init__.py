@@ -39,10 +39,10 @@ __all__ = [
 from estimator_lib.hooks.input_stall import InputStallHook  # noqa: E402
 from estimator_lib.hooks.profiler import ProfileStepsHook  # noqa: E402
 from estimator_lib.hooks.throughput import ExamplesPerSecondHook  # noqa: E402
-from estimator_lib.hooks.throughput import GlobalBatch  # noqa: E402
+from estimator_lib.hooks.global_batch import GlobalBatch  # noqa: E402
 from estimator_lib.hooks.throughput import TimeHistory  # noqa: E402
-from estimator_lib.hooks.throughput import global_batch_size  # noqa: E402
-from estimator_lib.hooks.throughput import make_global_batch  # noqa: E402
+from estimator_lib.hooks.global_batch import global_batch_size  # noqa: E402
+from estimator_lib.hooks.global_batch import make_global_batch  # noqa: E402
 
 __all__ += [
     "InputStallHook", "ProfileStepsHook", "ExamplesPerSecondHook", "GlobalBatch", "TimeHistory",

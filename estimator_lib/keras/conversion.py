@@ -9,18 +9,13 @@ that the Estimator warm-starts from: all of them, trainable or not (the
 original took trainable ones only: BatchNormalization's moving statistics were lost).
 """
 
-import contextlib
 import os
 import re
 import time
-import warnings
 from typing import Dict, List, Optional, Tuple
 
-import numpy as np
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.checkpoint import graph_view
-from tf_keras.src import backend as keras_backend
 
 from estimator_lib.core import environment
 from estimator_lib.core import keras_switch as _keras_switch
@@ -28,6 +23,7 @@ from estimator_lib.engine.estimator import Estimator
 from estimator_lib.engine.estimator import resolve_config
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
+from estimator_lib.keras import cloning
 from estimator_lib.keras import safe_loading
 from estimator_lib.tf_internals import keras_model as keras_model_internals
 from estimator_lib.training import session as session_lib
@@ -43,107 +39,6 @@ _KERAS_DIR = "keras"
 _KERAS_CHECKPOINT = "keras_model.ckpt"
 
 
-class FormattedKeyError(KeyError):
-    """A KeyError whose message prints its newlines (KeyError quotes its argument)."""
-
-    def __str__(self):
-        return str(self.args[0])
-
-
-def _is_graph_network(model) -> bool:
-    return bool(getattr(model, "_is_graph_network", False))
-
-
-def _names(model, attribute, prefix):
-    names = getattr(model, attribute, None)
-    if _is_graph_network(model) and names:
-        return list(names)
-    count = len(getattr(model, attribute.replace("_names", "s"), None) or []) or 1
-    return [f"{prefix}_{i + 1}" for i in range(count)]
-
-
-def _tensor(value):
-    """An input_fn may return numpy arrays (the original converted them too)."""
-    return tf.convert_to_tensor(value) if isinstance(value, np.ndarray) else value
-
-
-def _as_keras_list(model, values, names, what):
-    """Orders Estimator features/labels as the Keras model's inputs/outputs."""
-    if values is None:
-        return None
-    if isinstance(values, dict):
-        values = {key: _tensor(value) for key, value in values.items()}
-        if model._is_graph_network and getattr(model, "_nested_inputs", None) is not None \
-                and what == "features" and isinstance(model._nested_inputs, dict):
-            return values  # Models built on a dict of Inputs take the dict itself.
-        if what == "features" and not _is_graph_network(model) and \
-                getattr(model, "inputs", None) is None:
-            return values  # Input structure unknown (a subclassed model): as given.
-        missing = [name for name in names if name not in values]
-        if missing:
-            raise FormattedKeyError(
-                f"The dictionary passed into {what} does not have the expected "
-                f"{'inputs' if what == 'features' else 'outputs'} keys defined in the keras "
-                f"model.\n\tExpected keys: {set(names)}\n\t{what} keys: {set(values)}\n\t"
-                f"Difference: {set(missing)}")
-        return [values[name] for name in names]
-    if isinstance(values, (list, tuple)):
-        return [_tensor(value) for value in values]
-    return [_tensor(values)]
-
-
-def _estimator_io_to_keras(model, features, labels):
-    """Returns (input_tensors, target_tensors, sample_weight_tensors)."""
-    sample_weights = None
-    if isinstance(features, dict) and set(features) == {"features", "sample_weights"}:
-        features, sample_weights = features["features"], features["sample_weights"]
-    inputs = _as_keras_list(model, features, _names(model, "input_names", "input"), "features")
-    targets = _as_keras_list(model, labels, _names(model, "output_names", "output"), "labels")
-    if sample_weights is not None:
-        sample_weights = _as_keras_list(model, sample_weights,
-                                        _names(model, "output_names", "output"),
-                                        "sample_weights")
-    return inputs, targets, sample_weights
-
-
-@contextlib.contextmanager
-def _explain_rebuild_failures():
-    """Turns 'eager tensor in a graph' failures of a rebuilt model into one clear error."""
-    try:
-        yield
-    except (RuntimeError, TypeError, ValueError) as e:
-        if "EagerTensor" not in str(e):
-            raise
-        raise ValueError(
-            "model_to_estimator could not rebuild the compiled model in the Estimator's "
-            f"graph ({type(e).__name__}: {str(e).strip().splitlines()[-1]}). Its loss, "
-            "metrics and layers are rebuilt in a new graph for every call, so they cannot "
-            "capture eager tensors or variables made outside the model; compute such values "
-            "inside the loss function, or use tf.keras loss and metric objects.") from e
-
-
-def _clone_and_build(mode, keras_model, custom_objects, optimizer_config, features=None,
-                     labels=None):
-    """Clones `keras_model` into the current graph; compiled unless PREDICT."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # set_learning_phase is deprecated, and needed here.
-        keras_backend.set_learning_phase(mode == ModeKeys.TRAIN)
-    inputs, targets, sample_weights = _estimator_io_to_keras(keras_model, features, labels)
-    compile_clone = mode != ModeKeys.PREDICT
-    global_step = None
-    if compile_clone:
-        global_step = tf.compat.v1.train.get_or_create_global_step()
-        keras_backend.track_variable(global_step)
-    with _explain_rebuild_failures():
-        clone = tf_keras.__internal__.models.clone_and_build_model(
-            keras_model, inputs, targets, custom_objects=custom_objects,
-            compile_clone=compile_clone, in_place_reset=not _is_graph_network(keras_model),
-            optimizer_iterations=global_step, optimizer_config=optimizer_config)
-    if sample_weights is not None:
-        clone._compile_weights_loss_and_weighted_metrics(sample_weights)
-    return clone
-
-
 def _estimator_metrics(model, metric_names_map):
     metrics = {m.name: m for m in getattr(model, "_compile_metric_functions", [])}
     if not metric_names_map:
@@ -157,20 +52,12 @@ def _estimator_metrics(model, metric_names_map):
     return {metric_names_map[name]: metric for name, metric in metrics.items()}
 
 
-def _object_based_saver(model, *, sharded: bool = True):
-    """A Saver writing TF2 object-based keys (checkpoint_format='checkpoint')."""
-    model._track_trackable(tf.compat.v1.train.get_global_step(), "estimator_global_step",
-                           overwrite=True)
-    view = graph_view.ObjectGraphView(model)
-    return tf.compat.v1.train.Saver(var_list=view.frozen_saveable_objects(), sharded=sharded)
-
-
 @tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
 def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                    export_outputs, optimizer_config):
 
     def model_fn(features, labels, mode):
-        model = _clone_and_build(mode, keras_model, custom_objects, optimizer_config,
+        model = cloning.clone_and_build(mode, keras_model, custom_objects, optimizer_config,
                                  features, labels)
         if tf.distribute.has_strategy():
             # Replicas add `_N` suffixes to output names; strip them as the original did.
@@ -187,7 +74,7 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                 # tf.compat.v1 optimizer would divide it again unless told the loss is
                 # summed (the original did divide twice: gradients 1/N too small).
                 keras_model_internals.mark_loss_summed(tf.compat.v1.get_default_graph())
-            with _explain_rebuild_failures():
+            with cloning.explain_rebuild_failures():
                 if mode == ModeKeys.TRAIN:
                     keras_model_internals.unwrap_autocast_trainable_weights(model)
                     model._make_train_function()
@@ -201,7 +88,7 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
             train_op = model.train_function.updates_op
         scaffold = None
         if save_object_ckpt:
-            scaffold = tf.compat.v1.train.Scaffold(saver=_object_based_saver(model))
+            scaffold = tf.compat.v1.train.Scaffold(saver=cloning.object_based_saver(model))
         # As the original: the default serving signature always, plus the custom ones.
         outputs = {"serving_default": PredictOutput(predictions)}
         for name in export_outputs or {}:
@@ -227,7 +114,7 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
     existing = tf.train.latest_checkpoint(keras_dir)
     if existing:
         with tf.Graph().as_default():  # Only the weights' names are needed.
-            model = _clone_and_build(ModeKeys.PREDICT, keras_model, custom_objects,
+            model = cloning.clone_and_build(ModeKeys.PREDICT, keras_model, custom_objects,
                                      optimizer_config)
             return existing, [weight.name for weight in model.weights]
     if tf.train.latest_checkpoint(config.model_dir):
@@ -241,8 +128,8 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         weights = tf_keras.backend.batch_get_value(keras_model.weights)
     with tf.Graph().as_default():
         tf.compat.v1.train.create_global_step()
-        model = _clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
-        with _explain_rebuild_failures():
+        model = cloning.clone_and_build(ModeKeys.TRAIN, keras_model, custom_objects, optimizer_config)
+        with cloning.explain_rebuild_failures():
             # The optimizer's slots and hyperparameters belong in the file: the original
             # wrote them (its key set equals the Estimator's checkpoints').
             model._make_train_function()
@@ -256,7 +143,7 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         feed = {variable.initial_value: value for variable, value in zip(model.weights, weights)}
         # One data file, keras_model.ckpt.data-00000-of-00001, as the original's
         # save_weights / Saver wrote (a sharded Saver writes one file per device string).
-        saver = (_object_based_saver(model, sharded=False) if save_object_ckpt
+        saver = (cloning.object_based_saver(model, sharded=False) if save_object_ckpt
                  else tf.compat.v1.train.Saver(sharded=False))
         tf.io.gfile.makedirs(keras_dir)
         with session_lib.plain_session(config.session_config) as session:
@@ -371,11 +258,11 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             "The given keras model has not been compiled yet. Please compile the model with "
             "`model.compile()` before calling `model_to_estimator()`.")
     save_object_ckpt = checkpoint_format == "checkpoint"
-    if save_object_ckpt and not _is_graph_network(keras_model):
+    if save_object_ckpt and not cloning.is_graph_network(keras_model):
         raise ValueError(
             "Subclassed models cannot be converted with checkpoint_format='checkpoint'; pass "
             "checkpoint_format='saver' (name-based checkpoints) instead.")
-    if not _is_graph_network(keras_model):
+    if not cloning.is_graph_network(keras_model):
         try:
             keras_model.get_config()
         except NotImplementedError:
@@ -403,7 +290,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                               export_outputs, optimizer_config)
     warm_start = None
-    if _is_graph_network(keras_model) and (config.is_chief or _multi_worker_worker(config)):
+    if cloning.is_graph_network(keras_model) and (config.is_chief or _multi_worker_worker(config)):
         if not config.is_chief:
             # Every task of a multi-worker job must warm-start alike: a warm-started
             # variable's initializer restores the file instead of receiving the chief's

@@ -29,6 +29,7 @@ from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job_inputs as inputs_lib
 from estimator_lib.bin.jobs import models
+from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
 from estimator_lib.core.run_config import get_default_session_config
 from estimator_lib.training import model_dir_lock
@@ -203,7 +204,7 @@ class _Setup:
     strategy: Optional[tf.distribute.Strategy]
     strategy_name: str
     per_replica: int
-    batch: throughput.GlobalBatch
+    batch: global_batch.GlobalBatch
     session_config: tf.compat.v1.ConfigProto
     workers: int = 1
 
@@ -229,7 +230,7 @@ def _set_up(config: JobConfig) -> _Setup:
         raise app.UsageError(str(error)) from None
     replicas = strategy.num_replicas_in_sync if strategy else 1
     per_replica = _per_replica_batch(config, replicas)
-    batch = throughput.make_global_batch(per_replica, strategy=strategy)
+    batch = global_batch.make_global_batch(per_replica, strategy=strategy)
     where = devices.describe() + (f" in each of {workers} worker processes" if workers > 1
                                   else "")
     logging.info("Training %s on %s; distribution strategy: %s.", config.model, where,

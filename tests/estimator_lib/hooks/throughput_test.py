@@ -9,6 +9,7 @@ import tensorflow as tf
 from absl.testing import parameterized
 
 import estimator_lib as el
+from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
 from tests.estimator_lib import testing as models
 from tests.estimator_lib.hooks import testing
@@ -23,7 +24,7 @@ class ExamplesPerSecondMathTest(parameterized.TestCase, tf.test.TestCase):
     )
     def test_examples_per_second(self, batch_size, step_times, warm_steps, expected):
         self.assertAllClose(
-            throughput.examples_per_second(batch_size, step_times, warm_steps), expected)
+            global_batch.examples_per_second(batch_size, step_times, warm_steps), expected)
 
     @parameterized.named_parameters(
         ("zero_batch", dict(batch_size=0, step_times=[1.0]), "`batch_size` must be a positive"),
@@ -36,44 +37,44 @@ class ExamplesPerSecondMathTest(parameterized.TestCase, tf.test.TestCase):
     )
     def test_examples_per_second_rejects(self, kwargs, message):
         with self.assertRaisesRegex(ValueError, message):
-            throughput.examples_per_second(**kwargs)
+            global_batch.examples_per_second(**kwargs)
 
     def test_from_running_totals(self):
-        self.assertAllClose(throughput.examples_per_second_over(16, steps=3, seconds=2.0), 24.0)
+        self.assertAllClose(global_batch.examples_per_second_over(16, steps=3, seconds=2.0), 24.0)
         with self.assertRaisesRegex(ValueError, "Received: steps=0"):
-            throughput.examples_per_second_over(16, steps=0, seconds=2.0)
+            global_batch.examples_per_second_over(16, steps=0, seconds=2.0)
 
 
 class GlobalBatchTest(tf.test.TestCase):
 
     def test_without_strategy_a_step_is_one_batch(self):
-        self.assertEqual(throughput.global_batch_size(32), 32)
-        self.assertEqual(throughput.global_batch_size(32, config=el.RunConfig()), 32)
+        self.assertEqual(global_batch.global_batch_size(32), 32)
+        self.assertEqual(global_batch.global_batch_size(32, config=el.RunConfig()), 32)
 
     def test_mirrored_counts_every_replica(self):
         strategy = testing.mirrored_strategy()
-        batch = throughput.make_global_batch(8, config=el.RunConfig(train_distribute=strategy))
-        self.assertEqual(batch, throughput.GlobalBatch(8, 2, 1))
+        batch = global_batch.make_global_batch(8, config=el.RunConfig(train_distribute=strategy))
+        self.assertEqual(batch, global_batch.GlobalBatch(8, 2, 1))
         self.assertEqual(batch.size, 16)
         self.assertEqual(str(batch), "16 = 8 per replica x 2 replica(s) x 1 worker(s)")
-        self.assertEqual(throughput.global_batch_size(8, strategy=strategy), 16)
+        self.assertEqual(global_batch.global_batch_size(8, strategy=strategy), 16)
 
     def test_multi_worker_replicas_are_counted_once(self):
         # MultiWorkerMirroredStrategy's num_replicas_in_sync is local devices x workers.
         strategy = types.SimpleNamespace(
             num_replicas_in_sync=8,
             extended=types.SimpleNamespace(worker_devices=["/gpu:0", "/gpu:1"]))
-        batch = throughput.make_global_batch(4, strategy=strategy)
-        self.assertEqual(batch, throughput.GlobalBatch(4, 2, 4))
+        batch = global_batch.make_global_batch(4, strategy=strategy)
+        self.assertEqual(batch, global_batch.GlobalBatch(4, 2, 4))
         self.assertEqual(batch.size, 32)
 
     def test_rejects_bad_batch_and_two_strategies(self):
         with self.assertRaisesRegex(ValueError, "`per_replica_batch_size` must be a positive "
                                                 "int. Received: per_replica_batch_size=0"):
-            throughput.global_batch_size(0)
+            global_batch.global_batch_size(0)
         config = el.RunConfig(train_distribute=testing.mirrored_strategy())
         with self.assertRaisesRegex(ValueError, "name different strategies"):
-            throughput.make_global_batch(8, strategy=testing.mirrored_strategy(), config=config)
+            global_batch.make_global_batch(8, strategy=testing.mirrored_strategy(), config=config)
 
 
 class TimeHistoryTest(tf.test.TestCase):
