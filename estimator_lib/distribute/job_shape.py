@@ -72,14 +72,7 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
         session_config: The Estimator's session ConfigProto (RunConfig.session_config or
             the default one).
     """
-    if parameter_servers.is_ps_training(config):
-        mode = PARAMETER_SERVER
-    elif is_multi_worker(config):
-        mode = MULTI_WORKER
-    elif config.train_distribute is not None:
-        mode = IN_PROCESS
-    else:
-        mode = LOCAL
+    mode = mode_of(config)
     strategy = None if mode == PARAMETER_SERVER else config.train_distribute
     device_fn = config.device_fn or (parameter_servers.device_fn(config)
                                      if mode == PARAMETER_SERVER else None)
@@ -96,6 +89,18 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
                  else None),
         session_config=_session_config(session_config, strategy, mode),
         master=config.master)
+
+
+def mode_of(config) -> str:
+    """LOCAL, IN_PROCESS, MULTI_WORKER or PARAMETER_SERVER: the kind of training job
+    `config` (a RunConfig) makes this task part of."""
+    if parameter_servers.is_ps_training(config):
+        return PARAMETER_SERVER
+    if is_multi_worker(config):
+        return MULTI_WORKER
+    if config.train_distribute is not None:
+        return IN_PROCESS
+    return LOCAL
 
 
 def is_multi_worker(config) -> bool:

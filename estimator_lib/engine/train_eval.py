@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
+from estimator_lib.distribute import job_shape
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.export import exporters as exporter_lib
 from estimator_lib.core.model_fn import check_hooks
@@ -220,7 +221,8 @@ def _run_evaluator(estimator, train_spec, eval_spec):
 
 def _run_distributed_worker(estimator, train_spec, eval_spec):
     config = estimator.config
-    if parameter_servers.is_ps_training(config) or config.task_type == TaskType.PS:
+    if (job_shape.mode_of(config) == job_shape.PARAMETER_SERVER
+            or config.task_type == TaskType.PS):
         return _run_parameter_server_task(estimator, train_spec, eval_spec)
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks),
@@ -237,7 +239,7 @@ def _run_parameter_server_task(estimator, train_spec, eval_spec):
     """
     config = estimator.config
     if config.task_type == TaskType.PS:
-        if not parameter_servers.is_ps_training(config):
+        if job_shape.mode_of(config) != job_shape.PARAMETER_SERVER:
             raise ValueError(
                 "A `ps` task trains only without a strategy or with tf.compat.v1.distribute."
                 "experimental.ParameterServerStrategy as train_distribute. Received: "

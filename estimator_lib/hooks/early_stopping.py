@@ -114,7 +114,7 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
             f"run_every_secs={run_every_secs}, run_every_steps={run_every_steps}.")
-    if job_shape.is_multi_worker(estimator.config):
+    if job_shape.mode_of(estimator.config) == job_shape.MULTI_WORKER:
         if run_every_steps is None:
             raise ValueError(
                 "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "

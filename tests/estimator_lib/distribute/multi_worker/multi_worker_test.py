@@ -84,8 +84,8 @@ class MultiWorkerTest(tf.test.TestCase):
     def test_a_time_cadence_is_refused_across_workers(self):
         estimator = el.Estimator(program.model_fn,
                                  model_dir=tempfile.mkdtemp(dir=self.get_temp_dir()))
-        with tf.compat.v1.test.mock.patch.object(job_shape, "is_multi_worker",
-                                                 return_value=True):
+        with tf.compat.v1.test.mock.patch.object(job_shape, "mode_of",
+                                                 return_value=job_shape.MULTI_WORKER):
             with self.assertRaisesRegex(ValueError, "run_every_steps=N"):
                 el.experimental.stop_if_no_decrease_hook(estimator, "loss", 10)
 
