@@ -25,7 +25,10 @@ class RepeatedRunsTest(tf.test.TestCase):
         with self.graph.as_default():
             self.v = tf.compat.v1.get_variable("v", initializer=0.0)
             self.inc = tf.compat.v1.assign_add(self.v, 1.0, name="inc")
-            self.v_now = self.v.read_value()
+            # Read after the increment: fetched in the same run as `inc`, an unordered
+            # read could see either value (it did, 2 runs in 15 under load).
+            with tf.control_dependencies([self.inc]):
+                self.v_now = self.v.read_value()
             self.c = tf.constant([1.0, 2.0], name="c")
             self.x = tf.compat.v1.placeholder(tf.float32, [2], name="x")
             self.doubled = self.x * 2.0
