@@ -52,7 +52,6 @@ def _estimator_metrics(model, metric_names_map):
     return {metric_names_map[name]: metric for name, metric in metrics.items()}
 
 
-@tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
 def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                    export_outputs, optimizer_config):
 

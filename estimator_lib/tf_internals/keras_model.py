@@ -8,6 +8,7 @@ import tensorflow as tf
 from tf_keras.src.mixed_precision import autocast_variable
 
 
+@tf.__internal__.tracking.no_automatic_dependency_tracking  # Not a checkpoint dependency.
 def unwrap_autocast_trainable_weights(model) -> None:
     """Hands the optimizer the variables a mixed-precision policy wraps for casting
     (the model's private `_collected_trainable_weights`).
