@@ -43,6 +43,11 @@ _KERAS_CHECKPOINT = "keras_model.ckpt"
 class FormattedKeyError(KeyError):
     """A KeyError whose message prints its newlines (KeyError quotes its argument)."""
 
+    @property
+    def message(self) -> str:
+        """The message, as the original's `message` attribute."""
+        return str(self.args[0])
+
     def __str__(self):
         return str(self.args[0])
 

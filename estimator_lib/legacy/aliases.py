@@ -42,6 +42,7 @@ from estimator_lib import keras as keras_module
 from estimator_lib import model_fn
 from estimator_lib.legacy import module_aliases
 from estimator_lib.legacy import numpy_io
+from estimator_lib.legacy import original_paths
 from estimator_lib import run_config
 from estimator_lib import train_eval
 from estimator_lib.legacy import unsupported
@@ -187,8 +188,10 @@ def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
             **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
                            else unsupported.EXPERIMENTAL_NAMES)),
     }
+    # tf.estimator.inputs existed in the original too, empty.
+    children["inputs"] = (_names(numpy_io, ("numpy_input_fn", "pandas_input_fn")) if v1
+                          else {})
     if v1:
-        children["inputs"] = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
         children["tpu"] = module_aliases.real_modules()["tpu"]
     return children
 
@@ -245,6 +248,7 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
         prefix + "canned.boosted_trees": _unsupported(unsupported.CANNED_NAMES),
         prefix + "head": {name: getattr(v2_api, name) for name in module_aliases.HEAD_NAMES},
     }
+    original_paths.extend_tree(tree, v1_api, v2_api)
     return {path: {k: v for k, v in attrs.items() if not k.startswith("__") or
                    k == "__version__"} for path, attrs in tree.items()}
 
@@ -275,18 +279,20 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
     v2_api = _api_namespace(f"{api_root}._v2.estimator", v1=False)
     v1_api = _api_namespace(f"{api_root}._v1.estimator", v1=True)
     tree = _package_tree(v1_api, v2_api)
+    real_modules = dict(module_aliases.real_modules(), **original_paths.real_modules())
+    all_paths = list(tree) + ["python.estimator." + path for path in real_modules]
     paths = sorted(tree, key=lambda p: p.count("."))
     modules: Dict[str, types.ModuleType] = {}
     for path in paths:
         full = "tensorflow_estimator" + ("." + path if path else "")
         is_package = any(other.startswith(path + ".") or (not path and other)
-                         for other in tree)
+                         for other in all_paths)
         modules[full] = _new_module(full, tree[path], package=is_package)
         if path:
             parent, _, leaf = full.rpartition(".")
             setattr(modules[parent], leaf, modules[full])
     # Real modules: set as attributes of their parents, not as synthetic copies.
-    for path, module in sorted(module_aliases.real_modules().items()):
+    for path, module in sorted(real_modules.items()):
         full = "tensorflow_estimator.python.estimator." + path
         modules[full] = module
         parent, _, leaf = full.rpartition(".")
@@ -297,6 +303,7 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
         _add_namespace(modules, "tensorflow.estimator" if api is v2_api
                        else "tensorflow.compat.v1.estimator", api)
     _add_namespace(modules, "tensorflow.compat.v2.estimator", v2_api)
+    original_paths.link(modules)
     # The pre-split path, still imported by some libraries.
     for full in [name for name in modules if name.startswith(
             "tensorflow_estimator.python.estimator")]:
@@ -315,7 +322,7 @@ def _set_module_attribute(parent: types.ModuleType, leaf: str,
 def _add_namespace(modules: Dict[str, types.ModuleType], name: str,
                    api: types.ModuleType) -> None:
     modules[name] = api
-    for child in _api_children(v1=hasattr(api, "inputs")):
+    for child in _api_children(v1=hasattr(api, "tpu")):
         modules[f"{name}.{child}"] = getattr(api, child)
 
 
