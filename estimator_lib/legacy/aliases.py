@@ -188,10 +188,8 @@ def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
             **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
                            else unsupported.EXPERIMENTAL_NAMES)),
     }
-    # tf.estimator.inputs existed in the original too, empty.
-    children["inputs"] = (_names(numpy_io, ("numpy_input_fn", "pandas_input_fn")) if v1
-                          else {})
     if v1:
+        children["inputs"] = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
         children["tpu"] = module_aliases.real_modules()["tpu"]
     return children
 
@@ -322,7 +320,7 @@ def _set_module_attribute(parent: types.ModuleType, leaf: str,
 def _add_namespace(modules: Dict[str, types.ModuleType], name: str,
                    api: types.ModuleType) -> None:
     modules[name] = api
-    for child in _api_children(v1=hasattr(api, "tpu")):
+    for child in _api_children(v1=hasattr(api, "inputs")):
         modules[f"{name}.{child}"] = getattr(api, child)
 
 

@@ -17,7 +17,7 @@ at those paths, so nothing of ours may stand there).
 
 import importlib
 import types
-from typing import Dict, Mapping, Optional
+from typing import Dict, Optional
 
 from tensorflow.python.saved_model import model_utils
 from tensorflow.python.saved_model.model_utils import export_output
@@ -215,11 +215,16 @@ def real_modules() -> Dict[str, types.ModuleType]:
     return modules
 
 
-def link(modules: Mapping[str, types.ModuleType]) -> None:
-    """Sets the module-valued names of the `estimator_lib` re-export module."""
-    target = modules.get(_PREFIX + "estimator_lib")
-    if target is None:
-        return
+def link(modules: Dict[str, types.ModuleType]) -> None:
+    """Completes aliases' `modules` (sys.modules name -> module) once all are built.
+
+    Sets the module-valued names of the `estimator_lib` re-export module, and adds
+    the empty `api._v2.estimator.inputs` module: importable by path, but not an
+    attribute of `tf.estimator` until imported, as in the original.
+    """
+    target = modules[_PREFIX + "estimator_lib"]
     for name, path in _ESTIMATOR_LIB_MODULES.items():
         setattr(target, name, modules[_PREFIX + path])
+    inputs = _PREFIX + "api._v2.estimator.inputs"
+    modules[inputs] = types.ModuleType(inputs, "tf.estimator.inputs: empty in TF2.")
 

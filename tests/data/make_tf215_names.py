@@ -41,7 +41,9 @@ What is recorded:
 * `api`: every public name of `tf.estimator`, `tf.compat.v1.estimator` and
   `tf.compat.v2.estimator` and of each of their sub-namespaces (export, experimental,
   inputs, tpu, tpu.experimental), as `dir()` lists them, sub-namespaces included as
-  `module` names.
+  `module` names, as a fresh process has them (recorded before the walk above, whose
+  imports add attributes: `api._v2.estimator.inputs` exists as a module, but
+  `tf.estimator.inputs` is an AttributeError in TF 2.15).
 """
 
 import __future__
@@ -250,6 +252,9 @@ def record_api():
 
 def main():
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    # The API first: walking the package imports api/_v2/estimator/inputs, which then
+    # shows as `tf.estimator.inputs` (a fresh process has no such attribute).
+    api = record_api()
     modules, failed = record_modules()
     data = dict(
         generator="tests/data/make_tf215_names.py",
@@ -259,7 +264,7 @@ def main():
         modules=modules,
         failed_imports=failed,
         pre_split=record_pre_split(modules),
-        api=record_api(),
+        api=api,
     )
     with open(OUT, "w") as f:
         json.dump(data, f, indent=1, sort_keys=False)
