@@ -15,6 +15,9 @@ import os
 from typing import Callable, List, Optional
 
 import tensorflow as tf
+# The listing goes through TensorFlow's gfile.ListDirectory, not tf.io.gfile.listdir,
+# because that is what the original called and what its tests (and users') mock.
+from tensorflow.python.platform import gfile
 
 Path = collections.namedtuple("Path", "path export_version")
 
@@ -91,7 +94,7 @@ def _get_paths(base_dir, parser: Callable[[Path], Optional[Path]]) -> List[Path]
         The sorted Paths the parser returned.
     """
     paths = []
-    for raw in tf.io.gfile.listdir(base_dir):
+    for raw in gfile.ListDirectory(base_dir):
         # Object stores list sub-folders with a trailing "/".
         name = tf.compat.as_str_any(raw)
         if name.endswith("/"):

@@ -48,6 +48,13 @@ class FiltersTest(tf.test.TestCase):
         self.assertEqual([P(os.path.join(base, "12"), 12), P(os.path.join(base, "3"), 3)],
                          gc._get_paths(base, parser))
 
+    def test_get_paths_drops_an_object_store_separator(self):
+        # gs:// listings end sub-folders with "/"; listed through gfile.ListDirectory.
+        with tf.compat.v1.test.mock.patch.object(gc.gfile, "ListDirectory",
+                                                 return_value=["0/", "1/"]):
+            paths = gc._get_paths("gs://bucket/foo", lambda p: p._replace(export_version=1))
+        self.assertEqual(["gs://bucket/foo/0", "gs://bucket/foo/1"], [p.path for p in paths])
+
 
 if __name__ == "__main__":
     tf.test.main()
