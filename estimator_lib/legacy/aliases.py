@@ -13,7 +13,9 @@ longer imports, so a legacy program stops at its first import. After
   imports `tensorflow_estimator.python.estimator.keras_lib` when called, which
   now exists (the v1 surface keeps its `checkpoint_format='saver'` default);
 - `import tensorflow_estimator`, the common `tensorflow_estimator.python.
-  estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones.
+  estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones;
+  with the rest of the original's public names at their paths (original_paths.py:
+  `util`, `gc`, `export.function`, `tools.checkpoint_converter`, ...).
 
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
 RunConfig, ...) are the library's own; so are the canned estimators, heads and
