@@ -104,6 +104,18 @@ class TensorServingInputReceiver(collections.namedtuple(
                                receiver_tensors_alternatives=receiver.receiver_tensors_alternatives)
 
 
+class UnsupervisedInputReceiver(ServingInputReceiver):
+    """What a TRAIN or EVAL input receiver fn returns when there are no labels.
+
+    A ServingInputReceiver without `receiver_tensors_alternatives`; the exported
+    model_fn is called with `labels=None`.
+    """
+
+    def __new__(cls, features, receiver_tensors):
+        return super().__new__(cls, features=features, receiver_tensors=receiver_tensors,
+                               receiver_tensors_alternatives=None)
+
+
 def build_parsing_serving_input_receiver_fn(feature_spec: Mapping,
                                             default_batch_size: Optional[int] = None):
     """A receiver fn that parses serialized tf.Example protos with `feature_spec`."""

@@ -21,6 +21,11 @@ from estimator_lib.core.model_fn import ModeKeys
 class FormattedKeyError(KeyError):
     """A KeyError whose message prints its newlines (KeyError quotes its argument)."""
 
+    @property
+    def message(self) -> str:
+        """The message, as the original's `message` attribute."""
+        return str(self.args[0])
+
     def __str__(self):
         return str(self.args[0])
 

@@ -13,7 +13,9 @@ longer imports, so a legacy program stops at its first import. After
   imports `tensorflow_estimator.python.estimator.keras_lib` when called, which
   now exists (the v1 surface keeps its `checkpoint_format='saver'` default);
 - `import tensorflow_estimator`, the common `tensorflow_estimator.python.
-  estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones.
+  estimator.*` module paths, and the older `tensorflow.python.estimator.*` ones;
+  with the rest of the original's public names at their paths (original_paths.py:
+  `util`, `gc`, `export.function`, `tools.checkpoint_converter`, ...).
 
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
 RunConfig, ...) are the library's own; so are the canned estimators, heads and
@@ -42,6 +44,7 @@ from estimator_lib import keras as keras_module
 from estimator_lib.core import model_fn
 from estimator_lib.legacy import module_aliases
 from estimator_lib.legacy import numpy_io
+from estimator_lib.legacy import original_paths
 from estimator_lib.core import run_config
 from estimator_lib.engine import train_eval
 from estimator_lib.legacy import unsupported
@@ -255,6 +258,7 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
         prefix + "canned.boosted_trees": _unsupported(unsupported.CANNED_NAMES),
         prefix + "head": {name: getattr(v2_api, name) for name in module_aliases.HEAD_NAMES},
     }
+    original_paths.extend_tree(tree, v1_api, v2_api)
     return {path: {k: v for k, v in attrs.items() if not k.startswith("__") or
                    k == "__version__"} for path, attrs in tree.items()}
 
@@ -285,18 +289,20 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
     v2_api = _api_namespace(f"{api_root}._v2.estimator", v1=False)
     v1_api = _api_namespace(f"{api_root}._v1.estimator", v1=True)
     tree = _package_tree(v1_api, v2_api)
+    real_modules = dict(module_aliases.real_modules(), **original_paths.real_modules())
+    all_paths = list(tree) + ["python.estimator." + path for path in real_modules]
     paths = sorted(tree, key=lambda p: p.count("."))
     modules: Dict[str, types.ModuleType] = {}
     for path in paths:
         full = "tensorflow_estimator" + ("." + path if path else "")
         is_package = any(other.startswith(path + ".") or (not path and other)
-                         for other in tree)
+                         for other in all_paths)
         modules[full] = _new_module(full, tree[path], package=is_package)
         if path:
             parent, _, leaf = full.rpartition(".")
             setattr(modules[parent], leaf, modules[full])
     # Real modules: set as attributes of their parents, not as synthetic copies.
-    for path, module in sorted(module_aliases.real_modules().items()):
+    for path, module in sorted(real_modules.items()):
         full = "tensorflow_estimator.python.estimator." + path
         modules[full] = module
         parent, _, leaf = full.rpartition(".")
@@ -307,6 +313,7 @@ def _build_modules() -> Tuple[types.ModuleType, types.ModuleType, Dict[str, type
         _add_namespace(modules, "tensorflow.estimator" if api is v2_api
                        else "tensorflow.compat.v1.estimator", api)
     _add_namespace(modules, "tensorflow.compat.v2.estimator", v2_api)
+    original_paths.link(modules)
     # The pre-split path, still imported by some libraries.
     for full in [name for name in modules if name.startswith(
             "tensorflow_estimator.python.estimator")]:

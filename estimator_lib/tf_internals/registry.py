@@ -4,7 +4,7 @@ A *private* is a module under `tensorflow.python`, `tensorflow.core`, `tf_keras.
 (no public API promises it), or an attribute whose name starts with `_` of an object
 TensorFlow or tf_keras owns. Reads may happen where the entry's `users` say; writes
 into TensorFlow-owned objects happen only in this package (patches.py and one module
-per area: session_runs, saver, keras_model, hooks, module_attributes).
+per area: session_runs, saver, keras_model, hooks, module_attributes, summary_writer).
 tests/estimator_lib/tf_internals/registry_test.py walks the source and fails on any
 private touched outside this list, or listed for a file that no longer touches it.
 
@@ -158,7 +158,8 @@ PRIVATES: List[Private] = [
     _p(_TF + "ops.lookup_ops", None, "head/vocabulary.py",
        "label vocabularies as the original's heads build them"),
     # ------------------------------------------------------------ export, model_fn
-    _p(_TF + "saved_model.model_utils.export_output", None, "export/receivers.py",
+    _p(_TF + "saved_model.model_utils.export_output", None,
+       ("export/receivers.py", "legacy/original_paths.py"),
        "ExportOutput classes: the original's, which TensorFlow still ships"),
     _p(_TF + "saved_model.model_utils.export_utils", None,
        ("core/model_fn.py", "export/saved_model.py"),
@@ -167,8 +168,8 @@ PRIVATES: List[Private] = [
        "the ModeKeys the original used"),
     _p(_TF + "util.function_utils", None,
        ("core/model_fn.py", "core/run_config.py", "engine/extenders.py", "graph/inputs.py",
-        "head/arguments.py", "head/v1_head.py", "tpu/tpu_estimator.py",
-        "tpu/tpu_estimator_spec.py"),
+        "head/arguments.py", "head/v1_head.py", "legacy/export_function.py",
+        "legacy/original_helpers.py", "tpu/tpu_estimator.py", "tpu/tpu_estimator_spec.py"),
        "the argument names a model_fn, input_fn or metric_fn takes (functools.partial aware)"),
     _p(_TF + "util.tf_inspect", None, "tpu/tpu_estimator_spec.py",
        "host_call argument names, as the original"),
@@ -185,6 +186,22 @@ PRIVATES: List[Private] = [
     _p(_TF + "profiler.internal._pywrap_profiler_plugin", None, "hooks/profiler.py",
        "writes the profile TensorBoard's plugin reads"),
     # ------------------------------------------------------------ legacy surfaces
+    _p(_TF + "saved_model.model_utils", None, "legacy/original_paths.py",
+       "the original export module's names, which TensorFlow still ships"),
+    _p(_TF + "util.deprecation", None, "legacy/estimator_export.py",
+       "the original's estimator_export decorator marks deprecations as TensorFlow does"),
+    _p(_TF + "platform.gfile", None, "legacy/export_gc.py",
+       "the original gc module's directory listing, which its own tests mock"),
+    _p("tensorflow.core.framework.summary_pb2", None, "legacy/fake_summary_writer.py",
+       "the original FakeSummaryWriter's summaries, as protos"),
+    _p(_TF + "framework.test_util", None, "legacy/fake_summary_writer.py",
+       "the original FakeSummaryWriter's MetaGraph comparison"),
+    _p(_TF + "summary.writer.writer", None, "tf_internals/summary_writer.py",
+       "FakeSummaryWriter installed as TensorFlow's FileWriter (the original's test helper)",
+       writes=True),
+    _p(_TF + "summary.writer.writer_cache", None, "tf_internals/summary_writer.py",
+       "as summary.writer.writer: the cache builds writers from its own reference",
+       writes=True),
     _p("tensorflow.python", None, "legacy/aliases.py",
        "`tensorflow.python.estimator`, the pre-split path legacy libraries import"),
     # ------------------------------------------------------------ tf_keras

@@ -31,6 +31,10 @@ from estimator_lib.engine.estimator import Estimator
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.tpu import tpu_config as tpu_config_lib
 from estimator_lib.tpu import util
+# The original module's helpers that need no TPU, at their original module path.
+from estimator_lib.tpu.host_helpers import BatchConfig  # noqa: F401
+from estimator_lib.tpu.host_helpers import InstallSignalHandlerHook  # noqa: F401
+from estimator_lib.tpu.host_helpers import PeriodicLogger  # noqa: F401
 from estimator_lib.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
 logging = tf.compat.v1.logging

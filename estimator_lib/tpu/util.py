@@ -4,6 +4,9 @@ import collections
 import numbers
 import re
 
+# The original module's hook, at its original module path.
+from estimator_lib.tpu.host_helpers import MultiHostDatasetInitializerHook  # noqa: F401
+
 # `iterations_per_loop`: a positive count, or a duration `<N>s`, `<N>m` or `<N>h`.
 _ITERATIONS_PER_LOOP_PATTERN = re.compile(r"^(?P<value>[1-9]\d*)(?P<suffix>[smh])?$")
 _SECONDS_PER_UNIT = {"s": 1, "m": 60, "h": 3600}

@@ -67,6 +67,20 @@ class BuildRawSupervisedInputReceiverFnTest(tf.test.TestCase):
                 {"a": tf.constant([1])}, {"a": tf.constant([1])})
 
 
+class UnsupervisedInputReceiverTest(tf.test.TestCase):
+
+    def test_a_serving_receiver_without_alternatives(self):
+        from estimator_lib.export import receivers  # pylint: disable=import-outside-toplevel
+        with tf.Graph().as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [None, 2])
+            receiver = receivers.UnsupervisedInputReceiver(x, {"x": x})
+        self.assertIsInstance(receiver, receivers.ServingInputReceiver)
+        self.assertEqual({"feature": x}, receiver.features)
+        self.assertIsNone(receiver.receiver_tensors_alternatives)
+        with self.assertRaisesRegex(ValueError, "receiver_tensors must be defined"):
+            receivers.UnsupervisedInputReceiver(x, None)
+
+
 class CallLogitFnTest(tf.test.TestCase):
 
     def test_passes_the_arguments_the_logit_fn_names(self):
