@@ -168,9 +168,22 @@ class Estimator:
                 spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
             self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
             final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
+            if global_step is None:
+                # The model_fn brought the global step (SavedModelEstimator imports the
+                # SavedModel's); the original also read it after the model_fn.
+                global_step = tf.compat.v1.train.get_global_step(graph)
             final_ops["global_step"] = global_step
+            scaffold = spec.scaffold
+            if scaffold.local_init_op is not None:
+                # The model_fn's own local_init_op misses the local variables made
+                # after it (the `loss` mean): the default initialises them too, as the
+                # original did.
+                scaffold = tf.compat.v1.train.Scaffold(
+                    local_init_op=tf.group(scaffold.local_init_op,
+                                           tf.compat.v1.train.Scaffold.default_local_init_op()),
+                    copy_from_scaffold=scaffold)
             results = evaluation.run_evaluation(
-                checkpoint_path=checkpoint_path, scaffold=spec.scaffold, update_op=update_op,
+                checkpoint_path=checkpoint_path, scaffold=scaffold, update_op=update_op,
                 final_ops=final_ops,
                 hooks=input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
                 + list(spec.evaluation_hooks),
@@ -281,6 +294,11 @@ class Estimator:
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
             with tf.compat.v1.Session(config=self._session_config) as session:
                 saver.restore(session, checkpoint_path)
+                # The train op goes into the TRAIN MetaGraph (collection
+                # saved_model_train_op), as the original did through this private
+                # method of TensorFlow's v1 builder (no public API); SavedModelEstimator
+                # trains with it.
+                builder._add_train_op(spec.train_op)  # pylint: disable=protected-access
                 kwargs = dict(
                     tags=saved_model.tags_for(mode), signature_def_map=signatures,
                     assets_collection=tf.compat.v1.get_collection(

@@ -18,7 +18,7 @@ longer imports, so a legacy program stops at its first import. After
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
 RunConfig, ...) are the library's own; so are the canned estimators, heads and
 TPUEstimator, whose module paths resolve to the real modules (module_aliases).
-What is not re-provided (BoostedTrees*, RNN, SDCA, KMeans) is importable and raises
+What is not re-provided (BoostedTrees*, SDCA, KMeans) is importable and raises
 NotImplementedError naming the alternative when built (legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
 """
 
@@ -69,6 +69,11 @@ _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
                  "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
                  "call_logit_fn")
+# tf.estimator.experimental only (the original exported them with v1=[]).
+_EXPERIMENTAL_V2 = ("RNNClassifier", "RNNEstimator")
+# export/export.py's helpers that its other modules (SavedModelEstimator) call.
+_EXPORT_HELPERS = ("build_supervised_input_receiver_fn_from_input_fn",
+                   "wrap_and_check_input_tensors")
 
 
 class _BuilderKeepingDefaultAttrs:
@@ -183,7 +188,8 @@ def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
         "export": _names(export, _EXPORT),
         "experimental": dict(
             _names(experimental, _EXPERIMENTAL),
-            **(canned.TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL if v1 else {}),
+            **(canned.TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL if v1
+               else _names(experimental, _EXPERIMENTAL_V2)),
             **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
                            else unsupported.EXPERIMENTAL_NAMES)),
     }
@@ -206,7 +212,8 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
                                         "BestExporter"))
     inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
-    supervised = _names(experimental, ("build_raw_supervised_input_receiver_fn",))
+    supervised = dict(_names(experimental, ("build_raw_supervised_input_receiver_fn",)),
+                      **_names(export.receivers, _EXPORT_HELPERS))
     prefix = "python.estimator."
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),
