@@ -31,6 +31,7 @@ from tensorflow.python.feature_column.sequence_feature_column import concatenate
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import optimizers
 from estimator_lib.estimator import Estimator
+from estimator_lib.export.v1_export import ExportSavedModelV1
 from estimator_lib.head import binary_class_head
 from estimator_lib.head import multi_class_head
 from estimator_lib.head import sequential_head
@@ -258,9 +259,12 @@ def _get_rnn_estimator_spec(features, labels, mode, head, rnn_model, optimizer,
         update_ops=rnn_model.updates, trainable_variables=rnn_model.trainable_variables)
 
 
-class RNNEstimator(Estimator):
+class RNNEstimator(ExportSavedModelV1, Estimator):
     """An RNN over sequence feature columns with the head you give
     (tf.estimator.experimental.RNNEstimator).
+
+    As the original (a subclass of the v1 Estimator), it also has the deprecated
+    `export_savedmodel`.
 
     Example:
 
