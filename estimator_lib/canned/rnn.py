@@ -253,7 +253,9 @@ def _get_rnn_estimator_spec(features, labels, mode, head, rnn_model, optimizer,
     optimizer = _optimizer_for_graph(optimizer, by_name) if training else None
     logits = rnn_model(features, training)
     if return_sequences and head.input_sequence_mask_key not in features:
-        features[head.input_sequence_mask_key] = logits._keras_mask  # pylint: disable=protected-access
+        # The mask RNNModel put on its logits (tf_keras' private attribute, see there).
+        mask = logits._keras_mask  # pylint: disable=protected-access
+        features[head.input_sequence_mask_key] = mask
     return head.create_estimator_spec(
         features=features, mode=mode, labels=labels, optimizer=optimizer, logits=logits,
         update_ops=rnn_model.updates, trainable_variables=rnn_model.trainable_variables)

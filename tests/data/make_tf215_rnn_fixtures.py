@@ -213,8 +213,10 @@ def run(name, model_dir):
 def export_and_reload(est, record):
     """Exports EVAL (tf.Example + label placeholders) and PREDICT (tf.Example parsing)
     MetaGraphs, and records the original's SavedModelEstimator results on them."""
-    from tensorflow_estimator.python.estimator.canned import saved_model_estimator  # pylint: disable=g-import-not-at-top
-    from tensorflow_estimator.python.estimator.export import export_lib  # pylint: disable=g-import-not-at-top
+    # pylint: disable=g-import-not-at-top (TF 2.15's package: imported only when generating)
+    from tensorflow_estimator.python.estimator.canned import saved_model_estimator
+    from tensorflow_estimator.python.estimator.export import export_lib
+    # pylint: enable=g-import-not-at-top
     seq, ctx = columns(tf.feature_column)
     feature_spec = tf.feature_column.make_parse_example_spec(seq + ctx)
 

@@ -1,5 +1,6 @@
 """RNNClassifier / RNNEstimator: layers, names, arguments, optimizer defaults, export."""
 
+import importlib
 import os
 from unittest import mock
 
@@ -165,10 +166,9 @@ class PublicNamesTest(tf.test.TestCase):
             self.assertIs(rnn.RNNClassifier, tf.estimator.experimental.RNNClassifier)
             self.assertIs(rnn.RNNEstimator, tf.estimator.experimental.RNNEstimator)
             self.assertFalse(hasattr(tf.compat.v1.estimator.experimental, "RNNClassifier"))
-            from tensorflow_estimator.python.estimator.canned import rnn as alias  # pylint: disable=g-import-not-at-top,import-outside-toplevel
-            from tensorflow_estimator.python.estimator.head import sequential_head as seq  # pylint: disable=g-import-not-at-top,import-outside-toplevel
-            self.assertIs(rnn, alias)
-            self.assertIs(sequential_head, seq)
+            paths = "tensorflow_estimator.python.estimator."
+            self.assertIs(rnn, importlib.import_module(paths + "canned.rnn"))
+            self.assertIs(sequential_head, importlib.import_module(paths + "head.sequential_head"))
         finally:
             el.compat.uninstall()
 
