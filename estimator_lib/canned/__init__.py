@@ -52,4 +52,5 @@ TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL = {
 }
 # The original's module paths -> ours (tensorflow_estimator.python.estimator.canned.*).
 MODULES = {f"tensorflow_estimator.python.estimator.canned.{name}": f"estimator_lib.canned.{name}"
-           for name in ("baseline", "dnn", "dnn_linear_combined", "linear", "optimizers")}
+           for name in ("baseline", "dnn", "dnn_linear_combined", "linear", "optimizers",
+                        "rnn", "saved_model_estimator")}

@@ -24,6 +24,7 @@ from estimator_lib.core.run_config import RunConfig
 from estimator_lib.core.run_config import TaskType
 from estimator_lib.core.run_config import get_default_session_config
 from estimator_lib.graph import restore
+from estimator_lib.tf_internals import saved_model_builder
 from estimator_lib.training import session as session_lib
 from estimator_lib.training.train_model import train_model
 
@@ -165,9 +166,22 @@ class Estimator:
                 spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
             self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
             final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
+            if global_step is None:
+                # The model_fn brought the global step (SavedModelEstimator imports the
+                # SavedModel's); the original also read it after the model_fn.
+                global_step = tf.compat.v1.train.get_global_step(graph)
             final_ops["global_step"] = global_step
+            scaffold = spec.scaffold
+            if scaffold.local_init_op is not None:
+                # The model_fn's own local_init_op misses the local variables made
+                # after it (the `loss` mean): the default initialises them too, as the
+                # original did.
+                scaffold = tf.compat.v1.train.Scaffold(
+                    local_init_op=tf.group(scaffold.local_init_op,
+                                           tf.compat.v1.train.Scaffold.default_local_init_op()),
+                    copy_from_scaffold=scaffold)
             results = evaluation.run_evaluation(
-                checkpoint_path=checkpoint_path, scaffold=spec.scaffold, update_op=update_op,
+                checkpoint_path=checkpoint_path, scaffold=scaffold, update_op=update_op,
                 final_ops=final_ops,
                 hooks=input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
                 + list(spec.evaluation_hooks),
@@ -276,6 +290,8 @@ class Estimator:
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
             with session_lib.plain_session(self._session_config) as session:
                 saver.restore(session, checkpoint_path)
+                # SavedModelEstimator trains with the TRAIN MetaGraph's train op.
+                saved_model_builder.add_train_op(builder, spec.train_op)
                 kwargs = dict(
                     tags=saved_model.tags_for(mode), signature_def_map=signatures,
                     assets_collection=tf.compat.v1.get_collection(

@@ -6,6 +6,8 @@ from typing import Dict, Mapping, Optional, Union
 import tensorflow as tf
 from tensorflow.python.saved_model.model_utils import export_output as _export_output
 
+from estimator_lib.graph import inputs
+
 # TensorFlow still ships these classes; the Estimator's names were aliases of them.
 ExportOutput = _export_output.ExportOutput
 ClassificationOutput = _export_output.ClassificationOutput
@@ -204,3 +206,48 @@ def build_raw_supervised_input_receiver_fn(features, labels,
                                        dict(feature_receivers, **label_receivers))
 
     return supervised_input_receiver_fn
+
+
+# The key a lone tensor gets, by the field it was given for (the original's names).
+_SINGLE_TENSOR_DEFAULT_NAMES = {
+    "feature": SINGLE_FEATURE_DEFAULT_NAME,
+    "label": SINGLE_LABEL_DEFAULT_NAME,
+    "receiver_tensor": SINGLE_RECEIVER_DEFAULT_NAME,
+    "receiver_tensors_alternative": SINGLE_RECEIVER_DEFAULT_NAME,
+}
+
+
+def wrap_and_check_input_tensors(tensors, field_name: str,
+                                 allow_int_keys: bool = False) -> Dict[object, object]:
+    """`tensors` as a dict of name -> tensor (a lone tensor under its field's default name).
+
+    Args:
+        tensors: A Tensor, SparseTensor or RaggedTensor, or a dict of them.
+        field_name: 'feature', 'label', 'receiver_tensor' or
+            'receiver_tensors_alternative': the default key and the messages' word.
+        allow_int_keys: Whether int keys are accepted besides strings.
+
+    Raises:
+        ValueError: If `tensors` is None, a key is not a string (or int), or a
+            value is not a tensor.
+    """
+    return _as_dict(tensors, _SINGLE_TENSOR_DEFAULT_NAMES[field_name], field_name,
+                    allow_int_keys=allow_int_keys)
+
+
+def build_supervised_input_receiver_fn_from_input_fn(input_fn, **input_fn_args):
+    """A TRAIN/EVAL receiver fn feeding placeholders shaped like an input_fn's batch.
+
+    The input_fn is called (with `input_fn_args`) in a graph of its own, only to
+    read its features' and labels' dtypes and shapes.
+
+    Args:
+        input_fn: Returns a Dataset of (features, labels) or a (features, labels) tuple.
+        **input_fn_args: Keyword arguments for `input_fn`.
+
+    Returns:
+        A receiver fn returning a SupervisedInputReceiver.
+    """
+    with tf.Graph().as_default():
+        features, labels, _ = inputs.parse_input_fn_result(input_fn(**input_fn_args))
+    return build_raw_supervised_input_receiver_fn(features, labels)

@@ -20,7 +20,7 @@ longer imports, so a legacy program stops at its first import. After
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
 RunConfig, ...) are the library's own; so are the canned estimators, heads and
 TPUEstimator, whose module paths resolve to the real modules (module_aliases).
-What is not re-provided (BoostedTrees*, RNN, SDCA, KMeans) is importable and raises
+What is not re-provided (BoostedTrees*, SDCA, KMeans) is importable and raises
 NotImplementedError naming the alternative when built (legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
 """
 
@@ -34,10 +34,12 @@ import tensorflow as tf
 
 from estimator_lib.hooks import early_stopping
 from estimator_lib import canned
+from estimator_lib.canned import rnn
 from estimator_lib.engine import estimator as estimator_module
 from estimator_lib import export
 from estimator_lib.export import receivers
 from estimator_lib.export import exporters
+from estimator_lib.export import v1_export
 from estimator_lib.engine import extenders
 from estimator_lib import hooks
 from estimator_lib import keras as keras_module
@@ -73,6 +75,11 @@ _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
                  "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
                  "call_logit_fn")
+# tf.estimator.experimental only (the original exported them with v1=[]).
+_EXPERIMENTAL_V2 = ("RNNClassifier", "RNNEstimator")
+# export/export.py's helpers that its other modules (SavedModelEstimator) call.
+_EXPORT_HELPERS = ("build_supervised_input_receiver_fn_from_input_fn",
+                   "wrap_and_check_input_tensors")
 
 
 # tf.estimator.experimental's names, from the modules that define them (the public
@@ -81,26 +88,8 @@ experimental = types.SimpleNamespace(
     **{name: getattr(module, name) for module, names in (
         (early_stopping, _EXPERIMENTAL[:8]),
         (receivers, ("build_raw_supervised_input_receiver_fn",)),
-        (model_fn, ("call_logit_fn",))) for name in names})
-
-
-class _BuilderKeepingDefaultAttrs:
-    """A SavedModel builder whose MetaGraphs keep or strip default attrs as asked."""
-
-    def __init__(self, builder, strip_default_attrs: bool):
-        self._builder = builder
-        self._strip = strip_default_attrs
-
-    def add_meta_graph_and_variables(self, *args, **kwargs):
-        kwargs["strip_default_attrs"] = self._strip
-        return self._builder.add_meta_graph_and_variables(*args, **kwargs)
-
-    def add_meta_graph(self, *args, **kwargs):
-        kwargs["strip_default_attrs"] = self._strip
-        return self._builder.add_meta_graph(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._builder, name)
+        (model_fn, ("call_logit_fn",)),
+        (rnn, _EXPERIMENTAL_V2)) for name in names})
 
 
 class _V1Meta(type):
@@ -118,32 +107,8 @@ class _V1Meta(type):
         return super().__subclasscheck__(subclass)
 
 
-class EstimatorV1(Estimator, metaclass=_V1Meta):
+class EstimatorV1(v1_export.ExportSavedModelV1, Estimator, metaclass=_V1Meta):
     """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`."""
-
-    _strip_default_attrs = True
-
-    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
-                          assets_extra=None, as_text=False, checkpoint_path=None,
-                          strip_default_attrs=False):
-        """Deprecated name of `export_saved_model`, keeping default attrs by default."""
-        logging.warning(
-            "export_savedmodel (from tf.compat.v1.estimator.Estimator) is deprecated and "
-            "will be removed in a future version. Instructions for updating: This function "
-            "has been renamed, use `export_saved_model` instead.")
-        if not serving_input_receiver_fn:
-            raise ValueError("An input_receiver_fn must be defined.")
-        self._strip_default_attrs = bool(strip_default_attrs)
-        try:
-            return self.experimental_export_all_saved_models(
-                export_dir_base, {model_fn.ModeKeys.PREDICT: serving_input_receiver_fn},
-                assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
-        finally:
-            del self._strip_default_attrs
-
-    def _add_meta_graph_for_mode(self, builder, *args, **kwargs):
-        builder = _BuilderKeepingDefaultAttrs(builder, self._strip_default_attrs)
-        return super()._add_meta_graph_for_mode(builder, *args, **kwargs)
 
 
 def keras_lib_model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
@@ -196,7 +161,8 @@ def _api_children(*, v1: bool) -> Dict[str, Dict[str, object]]:
         "export": _names(export, _EXPORT),
         "experimental": dict(
             _names(experimental, _EXPERIMENTAL),
-            **(canned.TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL if v1 else {}),
+            **(canned.TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL if v1
+               else _names(experimental, _EXPERIMENTAL_V2)),
             **_unsupported(unsupported.V1_EXPERIMENTAL_NAMES if v1
                            else unsupported.EXPERIMENTAL_NAMES)),
     }
@@ -219,7 +185,8 @@ def _package_tree(v1_api, v2_api) -> Dict[str, Mapping[str, object]]:
     exporter_names = _names(exporters, ("Exporter", "LatestExporter", "FinalExporter",
                                         "BestExporter"))
     inputs = _names(numpy_io, ("numpy_input_fn", "pandas_input_fn"))
-    supervised = _names(experimental, ("build_raw_supervised_input_receiver_fn",))
+    supervised = dict(_names(experimental, ("build_raw_supervised_input_receiver_fn",)),
+                      **_names(export.receivers, _EXPORT_HELPERS))
     prefix = "python.estimator."
     tree = {
         "": dict(estimator=v1_api, __version__=API_VERSION),

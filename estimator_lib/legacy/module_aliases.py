@@ -21,6 +21,8 @@ from estimator_lib.canned import dnn
 from estimator_lib.canned import dnn_linear_combined
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
+from estimator_lib.canned import rnn
+from estimator_lib.canned import saved_model_estimator
 from estimator_lib.head import base_head
 from estimator_lib.head import binary_class_head
 from estimator_lib.head import head_utils
@@ -31,6 +33,7 @@ from estimator_lib.head import multi_label_head
 from estimator_lib.head import parsing
 from estimator_lib.head import prediction_keys
 from estimator_lib.head import regression_head
+from estimator_lib.head import sequential_head
 from estimator_lib.head import v1_head
 from estimator_lib.head import v1_heads
 from estimator_lib.tpu import experimental as tpu_experimental
@@ -84,11 +87,12 @@ def real_modules() -> Dict[str, types.ModuleType]:
         "canned.dnn_linear_combined": dnn_linear_combined, "canned.linear": linear,
         "canned.optimizers": optimizers, "canned.metric_keys": metric_keys,
         "canned.prediction_keys": prediction_keys, "canned.parsing_utils": parsing,
-        "canned.head": _v1_head_module(),
+        "canned.head": _v1_head_module(), "canned.rnn": rnn,
+        "canned.saved_model_estimator": saved_model_estimator,
         "head.base_head": base_head, "head.binary_class_head": binary_class_head,
         "head.multi_class_head": multi_class_head, "head.multi_label_head": multi_label_head,
         "head.regression_head": regression_head, "head.multi_head": multi_head,
-        "head.head_utils": head_utils,
+        "head.head_utils": head_utils, "head.sequential_head": sequential_head,
         "tpu": tpu, "tpu.tpu_estimator": tpu_estimator, "tpu.tpu_config": tpu_config,
         "tpu.util": tpu_util, "tpu.experimental": tpu_experimental,
     }

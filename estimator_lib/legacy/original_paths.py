@@ -119,8 +119,8 @@ def _estimator_lib_names(v1_api: types.ModuleType, model_to_estimator) -> Dict[s
         linear_logit_fn_builder=linear.linear_logit_fn_builder,
         model_to_estimator=model_to_estimator,
         KMeansClustering=_pending("canned.kmeans", "KMeansClustering", unsupported.KMeans),
-        RNNClassifier=_pending("canned.rnn", "RNNClassifier", unsupported.RNNClassifier),
-        RNNEstimator=_pending("canned.rnn", "RNNEstimator", unsupported.RNNEstimator))
+        RNNClassifier=_pending("canned.rnn", "RNNClassifier"),
+        RNNEstimator=_pending("canned.rnn", "RNNEstimator"))
     return names
 
 

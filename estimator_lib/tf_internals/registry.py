@@ -4,7 +4,8 @@ A *private* is a module under `tensorflow.python`, `tensorflow.core`, `tf_keras.
 (no public API promises it), or an attribute whose name starts with `_` of an object
 TensorFlow or tf_keras owns. Reads may happen where the entry's `users` say; writes
 into TensorFlow-owned objects happen only in this package (patches.py and one module
-per area: session_runs, saver, keras_model, hooks, module_attributes, summary_writer).
+per area: session_runs, saver, keras_model, keras_layers, hooks, module_attributes,
+summary_writer, saved_model_builder).
 tests/estimator_lib/tf_internals/registry_test.py walks the source and fails on any
 private touched outside this list, or listed for a file that no longer touches it.
 
@@ -185,6 +186,20 @@ PRIVATES: List[Private] = [
        "as profiler_v2", check=INSTANCE),
     _p(_TF + "profiler.internal._pywrap_profiler_plugin", None, "hooks/profiler.py",
        "writes the profile TensorBoard's plugin reads"),
+    # ------------------------------------------------------------ RNN, SavedModelEstimator
+    _p(_FC + "sequence_feature_column", "concatenate_context_input", "canned/rnn.py",
+       "context features joined to each sequence step, as the original's RNN"),
+    _p("tf_keras.src.layers.rnn.base_rnn", "RNN._enable_caching_device",
+       "tf_internals/keras_layers.py", "RNN cells read their variables once per run",
+       check=INSTANCE, writes=True),
+    _p("tf_keras.src.engine.base_layer", "Layer._keras_mask", "tf_internals/keras_layers.py",
+       "the RNN logits' sequence mask, for Keras losses and the sequential head",
+       check=INSTANCE, writes=True),
+    _p(_TF + "saved_model.loader_impl", None, "canned/saved_model_estimator.py",
+       "SavedModelEstimator loads MetaGraphs and their assets as the original"),
+    _p(_TF + "saved_model.builder_impl", "SavedModelBuilder._add_train_op",
+       "tf_internals/saved_model_builder.py", "the TRAIN MetaGraph holds its train op",
+       writes=True),
     # ------------------------------------------------------------ legacy surfaces
     _p(_TF + "saved_model.model_utils", None, "legacy/original_paths.py",
        "the original export module's names, which TensorFlow still ships"),

@@ -234,7 +234,6 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
     @parameterized.parameters(
         ("tf.estimator.BoostedTreesClassifier", "Decision Forests"),
         ("tf.estimator.BoostedTreesRegressor", "Decision Forests"),
-        ("tf.estimator.experimental.RNNClassifier", "LSTM"),
         ("tf.estimator.experimental.LinearSDCA", "LinearModel"),
         ("tf.compat.v1.estimator.experimental.KMeans", "custom model_fn"),
     )

@@ -52,12 +52,6 @@ TEST_HELPERS = {
 }
 # pending: implemented by another branch (drop these at merge).
 PENDING = {
-    **{_T + path: "pending: RNN/SavedModelEstimator branch" for path in (
-        "canned.rnn", "canned.saved_model_estimator", "head.sequential_head")},
-    **{f"{_T}export.{module}:{name}": "pending: RNN/SavedModelEstimator branch (receivers.py)"
-       for module in ("export", "export_lib")
-       for name in ("wrap_and_check_input_tensors",
-                    "build_supervised_input_receiver_fn_from_input_fn")},
     **{_T + path: "pending: KMeans/LinearSDCA branch" for path in (
         "canned.kmeans", "canned.linear_optimizer.python.utils.sdca_ops",
         "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable")},
