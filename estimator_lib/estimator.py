@@ -1,6 +1,7 @@
 """Estimator: train, evaluate, predict and export a model_fn, one graph per call."""
 
 import copy
+import inspect
 import os
 import tempfile
 from typing import Callable, Iterable, Optional
@@ -40,6 +41,21 @@ def _check_positive(name, value):
 
 
 _HOOKS_LEAD = "Hooks must be a SessionRunHook"
+_EXPORT_SAVEDMODEL_HIDDEN = ("`Estimator.export_savedmodel` has been deprecated. Please use "
+                             "`export_saved_model` instead.")
+
+
+class _HiddenFromApi(property):
+    """A name the original's v2 classes hid: present on the class, AttributeError on
+    an instance (what TensorFlow's `deprecation.hide_attribute_from_api` made)."""
+
+    _estimator_hidden_from_api = True
+
+    def __init__(self, message: str):
+        def hidden(_):
+            raise AttributeError(message)
+
+        super().__init__(hidden)
 
 
 class Estimator:
@@ -48,6 +64,8 @@ class Estimator:
     Same constructor, methods and behaviour as `tf.estimator.Estimator`; every call
     builds a fresh `tf.Graph` and runs it in a `tf.compat.v1` session.
     """
+
+    _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
 
     def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
@@ -76,11 +94,14 @@ class Estimator:
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
 
+    # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
+    export_savedmodel = _HiddenFromApi(_EXPORT_SAVEDMODEL_HIDDEN)
+
     def __getattr__(self, name):
-        # Only for names not found: the v1 method's name gets the original's hint.
+        # Only for names not found (or hidden): the v1 method's name gets the
+        # original's hint.
         if name == "export_savedmodel":
-            raise AttributeError("`Estimator.export_savedmodel` has been deprecated. Please "
-                                 "use `export_saved_model` instead.")
+            raise AttributeError(_EXPORT_SAVEDMODEL_HIDDEN)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
@@ -335,13 +356,17 @@ def resolve_config(config, model_dir):
 
 
 def _assert_members_are_not_overridden(cls):
-    if cls is Estimator:
+    # The nearest API class (Estimator, or EstimatorV1 for the v1 classes) fixes the
+    # members; the original checked each subclass against its own API class too.
+    base = next(klass for klass in cls.__mro__ if vars(klass).get("_ESTIMATOR_API_CLASS"))
+    if cls is base:
         return
-    for name, member in vars(Estimator).items():
+    for name in dir(base):
         if name.startswith("_") or name in _OVERRIDABLE:
             continue
+        member = inspect.getattr_static(base, name)
         for klass in cls.__mro__:
-            if klass is Estimator:
+            if klass is base:
                 break
             if name in vars(klass) and vars(klass)[name] is not member:
                 raise ValueError(

@@ -242,6 +242,19 @@ class RunConfig:
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(RunConfig))
 
 
+def _field_property(name: str) -> property:
+    return property(lambda self: self.__dict__[name],
+                    doc=f"`{name}`, as given or resolved at construction (read-only).")
+
+
+# The fields are read-only properties of the class, as the original's: the dataclass
+# left their defaults there as plain class attributes (`RunConfig.model_dir` was None).
+# __setattr__ keeps writing the values into the instance's __dict__.
+for _name in sorted(_FIELD_NAMES):
+    setattr(RunConfig, _name, _field_property(_name))
+del _name
+
+
 def _default_distributed_session_config(task_type, task_id):
     """The original's session config for between-graph training (a cluster, no strategy):
     device filters so that a chief or worker talks only to the ps tasks and itself."""

@@ -33,6 +33,7 @@ import tensorflow as tf
 from estimator_lib.hooks import early_stopping
 from estimator_lib import canned
 from estimator_lib import estimator as estimator_module
+from estimator_lib.estimator_v1 import EstimatorV1
 from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib.export import exporters
@@ -69,68 +70,6 @@ _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
                  "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
                  "call_logit_fn")
-
-
-class _BuilderKeepingDefaultAttrs:
-    """A SavedModel builder whose MetaGraphs keep or strip default attrs as asked."""
-
-    def __init__(self, builder, strip_default_attrs: bool):
-        self._builder = builder
-        self._strip = strip_default_attrs
-
-    def add_meta_graph_and_variables(self, *args, **kwargs):
-        kwargs["strip_default_attrs"] = self._strip
-        return self._builder.add_meta_graph_and_variables(*args, **kwargs)
-
-    def add_meta_graph(self, *args, **kwargs):
-        kwargs["strip_default_attrs"] = self._strip
-        return self._builder.add_meta_graph(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._builder, name)
-
-
-class _V1Meta(type):
-    """Makes every estimator_lib Estimator an instance of the v1 class, as the
-    original's EstimatorV2 subclassed the v1 Estimator."""
-
-    def __instancecheck__(cls, instance):
-        if cls is EstimatorV1:
-            return isinstance(instance, Estimator)
-        return super().__instancecheck__(instance)
-
-    def __subclasscheck__(cls, subclass):
-        if cls is EstimatorV1:
-            return issubclass(subclass, Estimator)
-        return super().__subclasscheck__(subclass)
-
-
-class EstimatorV1(Estimator, metaclass=_V1Meta):
-    """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`."""
-
-    _strip_default_attrs = True
-
-    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
-                          assets_extra=None, as_text=False, checkpoint_path=None,
-                          strip_default_attrs=False):
-        """Deprecated name of `export_saved_model`, keeping default attrs by default."""
-        logging.warning(
-            "export_savedmodel (from tf.compat.v1.estimator.Estimator) is deprecated and "
-            "will be removed in a future version. Instructions for updating: This function "
-            "has been renamed, use `export_saved_model` instead.")
-        if not serving_input_receiver_fn:
-            raise ValueError("An input_receiver_fn must be defined.")
-        self._strip_default_attrs = bool(strip_default_attrs)
-        try:
-            return self.experimental_export_all_saved_models(
-                export_dir_base, {model_fn.ModeKeys.PREDICT: serving_input_receiver_fn},
-                assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
-        finally:
-            del self._strip_default_attrs
-
-    def _add_meta_graph_for_mode(self, builder, *args, **kwargs):
-        builder = _BuilderKeepingDefaultAttrs(builder, self._strip_default_attrs)
-        return super()._add_meta_graph_for_mode(builder, *args, **kwargs)
 
 
 def keras_lib_model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,

@@ -27,7 +27,7 @@ import tensorflow as tf
 from tensorflow.core.framework.summary_pb2 import Summary
 from tensorflow.python.util import function_utils
 
-from estimator_lib.estimator import Estimator
+from estimator_lib.estimator_v1 import EstimatorV1
 from estimator_lib.model_fn import ModeKeys
 from estimator_lib.tpu import tpu_config as tpu_config_lib
 from estimator_lib.tpu import util
@@ -129,7 +129,7 @@ def _verify_user_model_fn(model_fn, params):
                          f"{unexpected}")
 
 
-class TPUEstimator(Estimator):
+class TPUEstimator(EstimatorV1):
     """tf.compat.v1.estimator.tpu.TPUEstimator, running on CPUs and GPUs.
 
     Args:
