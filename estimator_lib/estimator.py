@@ -281,7 +281,9 @@ class Estimator:
             add_meta_graph=add_meta_graph, assets_extra=assets_extra, as_text=as_text)
 
     def _add_meta_graph_for_mode(self, builder, mode, receiver_fn, checkpoint_path,
-                                 save_variables):
+                                 save_variables, export_tags=None, check_variables=True):
+        # export_tags and check_variables as the original's: TPUEstimator adds a
+        # MetaGraph tagged (serve, tpu) that no CPU session can restore into.
         with tf.Graph().as_default() as graph:
             self._model.start_graph(graph)
             receiver = receiver_fn()
@@ -300,13 +302,16 @@ class Estimator:
                 checkpoints.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
+            kwargs = dict(
+                tags=export_tags or saved_model.tags_for(mode), signature_def_map=signatures,
+                assets_collection=tf.compat.v1.get_collection(
+                    tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
+                main_op=local_init_op, saver=saver, strip_default_attrs=True)
+            if not (save_variables or check_variables):
+                builder.add_meta_graph(**kwargs)
+                return
             with tf.compat.v1.Session(config=self._session_config) as session:
                 saver.restore(session, checkpoint_path)
-                kwargs = dict(
-                    tags=saved_model.tags_for(mode), signature_def_map=signatures,
-                    assets_collection=tf.compat.v1.get_collection(
-                        tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init_op, saver=saver, strip_default_attrs=True)
                 if save_variables:
                     builder.add_meta_graph_and_variables(session, **kwargs)
                 else:
