@@ -94,7 +94,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
             session = stack.enter_context(session_lib.training_session(
                 model_dir=config.model_dir, restore_from=restore_from,
                 initializes=initializes, scaffold=spec.scaffold, master=config.master,
-                config=_session_config(model, strategy, ps_training),
+                config=model.session_config_for(strategy),
                 hooks=plan.for_task(writes),
                 max_wait_secs=config.session_creation_timeout_secs,
                 cluster=(config.cluster_spec.as_dict()
@@ -112,14 +112,6 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
     return loss
 
 
-def _session_config(model: ModelGraph, strategy, ps_training: bool):
-    """The session's config; across parameter servers each run gets the multi-worker
-    deadline unless the session_config sets one (a ps that stops mid-run)."""
-    config = model.session_config_for(strategy)
-    if ps_training and not config.operation_timeout_in_ms:
-        config = tf.compat.v1.ConfigProto.FromString(config.SerializeToString())
-        config.operation_timeout_in_ms = strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS
-    return config
 
 
 def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):
