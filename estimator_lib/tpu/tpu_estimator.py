@@ -12,7 +12,9 @@ reference models drive `tf.compat.v1.estimator.tpu.TPUEstimator`. With
   `eval_metrics` -> eval_metric_ops, `host_call` run with every step,
   `scaffold_fn()` the Scaffold. A plain EstimatorSpec is used as it is.
 - One training step per session run (`iterations_per_loop` only spaces the
-  `global_step/sec` and `examples/sec` logs); no `loss = ...` log lines.
+  `global_step/sec` and `examples/sec` logs); no `loss = ...` log lines;
+  `training_loop marked as finished` (and the evaluation and prediction ones) at
+  the end of each call, as the original's.
 - `export_saved_model` writes the CPU MetaGraph (tags serve) and, with
   `export_to_tpu=True`, the one for TPU serving (serve, tpu) as the original did
   (tpu_inference.py); for the latter the model_fn gets `params["use_tpu"]` True
@@ -33,6 +35,7 @@ from tensorflow.python.util import function_utils
 
 from estimator_lib.estimator_v1 import EstimatorV1
 from estimator_lib.model_fn import ModeKeys
+from estimator_lib.tpu import loop_logs
 from estimator_lib.tpu import tpu_config as tpu_config_lib
 from estimator_lib.tpu import tpu_inference
 from estimator_lib.tpu import util
@@ -144,7 +147,7 @@ def _verify_user_model_fn(model_fn, params):
                          f"{unexpected}")
 
 
-class TPUEstimator(EstimatorV1):
+class TPUEstimator(loop_logs.LoopLogs, EstimatorV1):
     """tf.compat.v1.estimator.tpu.TPUEstimator, running on CPUs and GPUs.
 
     Args:
@@ -173,6 +176,10 @@ class TPUEstimator(EstimatorV1):
         ValueError: For the arguments the original rejected, and for
             `embedding_config_spec`.
     """
+
+    # Its train/evaluate/predict add the original's log lines (loop_logs); subclasses
+    # may not override its public members, as the original checked them.
+    _ESTIMATOR_API_CLASS = True
 
     def __init__(self, model_fn: Optional[Callable] = None, model_dir: Optional[str] = None,
                  config=None, params: Optional[dict] = None, use_tpu: bool = True,
