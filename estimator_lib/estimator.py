@@ -12,6 +12,7 @@ from tensorflow.python.checkpoint import graph_view
 
 from estimator_lib import evaluation
 from estimator_lib import predictions as predictions_lib
+from estimator_lib import run_config as run_config_lib
 from estimator_lib import tf_patches
 from estimator_lib import warm_starting
 from estimator_lib.distribute import replica_specs
@@ -88,7 +89,8 @@ class Estimator:
                                  input_fn_caller=self._call_input_fn)
         if strategies.is_multi_worker(self._config):
             tf_patches.bound_multi_worker_wait()  # For strategies this process builds later.
-        logging.info("Using config: %s", self._config.as_dict())
+        logging.info("Using config: %s",
+                     run_config_lib.as_original_dict(self._config, self._session_config))
 
     # Read-only properties, as the original.
     model_dir = property(lambda self: self._model_dir)
