@@ -257,7 +257,6 @@ class _PhaseRecorder:
              "checkpoint hook after_create_session (graph.pbtxt, meta, step-0 save)"),
             (checkpoints.EstimatorCheckpointSaverHook, "end", "checkpoint hook end (final save)"),
             (checkpoints.EstimatorCheckpointSaverHook, "_save", "checkpoint save"),
-            (checkpoints, "strip_large_constants", "strip_large_constants"),
             (tf.compat.v1.train.Saver, "save", "Saver.save"),
             (tf.compat.v1.train.Saver, "restore", "Saver.restore"),
             (inputs.InputInitializerHook, "after_create_session", "iterator initializer run"),

@@ -220,14 +220,15 @@ def run(main: Callable[[List[str]], None], *, program: str,
             main(argv)
         except app.UsageError as error:
             fail(program, for_the_command_line(one_line(error)), EXIT_USAGE)
-        except KeyboardInterrupt:
-            fail(program, "interrupted (Ctrl-C).", EXIT_INTERRUPTED)
         except BaseException as error:  # pylint: disable=broad-except
+            # Before KeyboardInterrupt: a Ctrl-C that stopped training is both.
             if isinstance(error, _loaded([PREEMPTED])):
                 sys.stdout.flush()
                 sys.stderr.write(f"{program}: {error}\n")
                 sys.stderr.flush()
                 sys.exit(error.code)
+            if isinstance(error, KeyboardInterrupt):
+                fail(program, "interrupted (Ctrl-C).", EXIT_INTERRUPTED)
             if isinstance(error, _loaded(USER_ERRORS)):
                 fail(program, for_the_command_line(one_line(error)), EXIT_FAILURE)
             raise

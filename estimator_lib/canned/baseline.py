@@ -8,6 +8,7 @@ regressor the label mean: a yardstick for other models. Variable
 import tensorflow as tf
 
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
@@ -132,7 +133,7 @@ class BaselineClassifierV2(Estimator):
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineClassifier(Estimator):
+class BaselineClassifier(EstimatorV1):
     """tf.compat.v1.estimator.BaselineClassifier (v1 optimizers, SUM loss)."""
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -161,7 +162,7 @@ class BaselineRegressorV2(Estimator):
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineRegressor(Estimator):
+class BaselineRegressor(EstimatorV1):
     """tf.compat.v1.estimator.BaselineRegressor (v1 optimizers, SUM loss)."""
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -186,7 +187,7 @@ class BaselineEstimatorV2(Estimator):
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
-class BaselineEstimator(Estimator):
+class BaselineEstimator(EstimatorV1):
     """tf.compat.v1.estimator.BaselineEstimator: a learned bias with a v1 head you give."""
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):

@@ -17,6 +17,7 @@ import tensorflow as tf
 import tf_keras
 
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.core.run_config import RunConfig
 from estimator_lib.canned import args as canned_args
@@ -272,7 +273,7 @@ class DNNClassifierV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class DNNClassifier(Estimator):
+class DNNClassifier(EstimatorV1):
     """tf.compat.v1.estimator.DNNClassifier: v1 columns and optimizers, loss reduced with SUM.
 
     Takes DNNClassifierV2's arguments plus `input_layer_partitioner`.
@@ -313,7 +314,7 @@ class DNNRegressorV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class DNNRegressor(Estimator):
+class DNNRegressor(EstimatorV1):
     """tf.compat.v1.estimator.DNNRegressor: v1 columns and optimizers, loss reduced with SUM."""
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -343,7 +344,7 @@ class DNNEstimatorV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class DNNEstimator(Estimator):
+class DNNEstimator(EstimatorV1):
     """tf.compat.v1.estimator.DNNEstimator: a DNN with a v1 head you give."""
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,

@@ -11,6 +11,7 @@ import math
 import tensorflow as tf
 
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import dnn
@@ -260,7 +261,7 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
             linear_sparse_combiner=linear_sparse_combiner, loss_reduction=loss_reduction)
 
 
-class DNNLinearCombinedClassifier(_CombinedBase):
+class DNNLinearCombinedClassifier(_CombinedBase, EstimatorV1):
     """tf.compat.v1.estimator.DNNLinearCombinedClassifier (v1 columns, optimizers, SUM)."""
 
     _V2 = False
@@ -306,7 +307,7 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
             linear_sparse_combiner=linear_sparse_combiner, loss_reduction=loss_reduction)
 
 
-class DNNLinearCombinedRegressor(_CombinedBase):
+class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
     """tf.compat.v1.estimator.DNNLinearCombinedRegressor (v1 columns, optimizers, SUM)."""
 
     _V2 = False
@@ -350,7 +351,7 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
             loss_reduction=getattr(head, "loss_reduction", None))
 
 
-class DNNLinearCombinedEstimator(_CombinedBase):
+class DNNLinearCombinedEstimator(_CombinedBase, EstimatorV1):
     """tf.compat.v1.estimator.DNNLinearCombinedEstimator: a v1 head you give."""
 
     _V2 = False

@@ -13,6 +13,7 @@ import tensorflow as tf
 import tf_keras
 
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.core.run_config import RunConfig
 from estimator_lib.canned import args as canned_args
@@ -126,7 +127,7 @@ class LinearClassifierV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class LinearClassifier(Estimator):
+class LinearClassifier(EstimatorV1):
     """tf.compat.v1.estimator.LinearClassifier: v1 columns and optimizers, SUM loss.
 
     Takes LinearClassifierV2's arguments plus `partitioner`.
@@ -160,7 +161,7 @@ class LinearRegressorV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class LinearRegressor(Estimator):
+class LinearRegressor(EstimatorV1):
     """tf.compat.v1.estimator.LinearRegressor: v1 columns and optimizers, SUM loss."""
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -185,7 +186,7 @@ class LinearEstimatorV2(Estimator):
                          model_dir=model_dir, config=config, warm_start_from=warm_start_from)
 
 
-class LinearEstimator(Estimator):
+class LinearEstimator(EstimatorV1):
     """tf.compat.v1.estimator.LinearEstimator: a linear model with a v1 head you give."""
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,

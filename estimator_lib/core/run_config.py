@@ -241,6 +241,45 @@ class RunConfig:
 
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(RunConfig))
 
+# The original RunConfig's attributes in the order its `Using config:` line printed them.
+_ORIGINAL_ORDER = (
+    "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_steps",
+    "save_checkpoints_secs", "session_config", "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours", "log_step_count_steps", "train_distribute",
+    "device_fn", "protocol", "eval_distribute", "experimental_distribute",
+    "experimental_max_worker_delay_secs", "session_creation_timeout_secs",
+    "checkpoint_save_graph_def", "service", "cluster_spec", "task_type", "task_id",
+    "global_id_in_cluster", "master", "evaluation_master", "is_chief", "num_ps_replicas",
+    "num_worker_replicas")
+
+
+def as_original_dict(config: "RunConfig",
+                     session_config: tf.compat.v1.ConfigProto) -> Dict[str, Any]:
+    """The dict the original's Estimator logged as `Using config:` (its RunConfig's
+    private attributes): keys with their leading underscore, in its order, the session
+    config the Estimator runs with, the ClusterSpec itself. Ours beyond the original's
+    (the TPU config's; `steps_per_run` unless 1) come last."""
+    values = config.as_dict()
+    values.update(session_config=session_config, cluster_spec=config.cluster_spec)
+    if values.get("steps_per_run") == 1:
+        del values["steps_per_run"]
+    order = [key for key in _ORIGINAL_ORDER if key in values]
+    order += [key for key in values if key not in _ORIGINAL_ORDER]
+    return {f"_{key}": values[key] for key in order}
+
+
+def _field_property(name: str) -> property:
+    return property(lambda self: self.__dict__[name],
+                    doc=f"`{name}`, as given or resolved at construction (read-only).")
+
+
+# The fields are read-only properties of the class, as the original's: the dataclass
+# left their defaults there as plain class attributes (`RunConfig.model_dir` was None).
+# __setattr__ keeps writing the values into the instance's __dict__.
+for _name in sorted(_FIELD_NAMES):
+    setattr(RunConfig, _name, _field_property(_name))
+del _name
+
 
 def _default_distributed_session_config(task_type, task_id):
     """The original's session config for between-graph training (a cluster, no strategy):

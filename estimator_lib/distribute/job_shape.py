@@ -37,7 +37,7 @@ class JobShape:
         cluster: The TF_CONFIG cluster whose lost task ends the job (multi-worker and
             parameter-server jobs), else None.
         session_config: The training session's ConfigProto (the strategy's devices and
-            collective settings added; parameter-server runs bounded).
+            collective settings added).
         master: The session's target.
     """
 
@@ -87,7 +87,7 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
         writes=writes,
         cluster=(config.cluster_spec.as_dict() if mode in (MULTI_WORKER, PARAMETER_SERVER)
                  else None),
-        session_config=_session_config(session_config, strategy, mode),
+        session_config=_session_config(session_config, strategy),
         master=config.master)
 
 
@@ -111,13 +111,9 @@ def is_multi_worker(config) -> bool:
                 and not parameter_servers.is_v1_strategy(strategy))
 
 
-def _session_config(session_config, strategy, mode) -> tf.compat.v1.ConfigProto:
-    """The session's config; across parameter servers each run gets the multi-worker
-    deadline unless the session_config sets one (a ps that stops mid-run)."""
+def _session_config(session_config, strategy) -> tf.compat.v1.ConfigProto:
+    """The session's config: the strategy's devices and collective settings added. No
+    deadline is put on runs unless the session_config sets one (docs/estimator.md)."""
     if strategy is not None:
         return strategies.session_config_for(strategy, session_config)
-    if mode == PARAMETER_SERVER and not session_config.operation_timeout_in_ms:
-        config = tf.compat.v1.ConfigProto.FromString(session_config.SerializeToString())
-        config.operation_timeout_in_ms = strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS
-        return config
     return session_config

@@ -10,14 +10,6 @@ from tensorflow.python.autograph.impl import api as autograph_api
 
 _DEVICE = re.compile(r"device:(CPU|GPU):(\d+)$", re.IGNORECASE)
 
-# The deadline of each session run across tasks, unless the session_config sets one:
-# a task that dies mid-step can leave the others waiting in a collective op with no
-# error ever arriving (docs/multi_worker.md). No healthy run (a step, or a
-# steps_per_run loop, plus what the slowest task does between runs: saving a
-# checkpoint, hooks) should take this long.
-MULTI_WORKER_OPERATION_TIMEOUT_MS = 30 * 60 * 1000
-
-
 def _device_indices(strategy, kind):
     indices = []
     for device in strategy.extended.worker_devices:
@@ -36,8 +28,11 @@ def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
     would silently put every replica on it, where a cross-device all-reduce then
     waits forever. Here the session is given the same devices, or refused.
 
-    A strategy that spans several tasks also bounds each run: a session_config without
-    `operation_timeout_in_ms` gets MULTI_WORKER_OPERATION_TIMEOUT_MS (negative: none).
+    No deadline is put on the session's runs (`operation_timeout_in_ms` stays as the
+    session_config sets it, none by default, as the original): a run waits for the
+    slowest task, also while it saves a checkpoint or runs a long chief-only hook.
+    A task that dies is noticed by the RPCs that fail; one that stops without any
+    RPC failing is bounded only by a deadline the user sets (docs/multi_worker.md).
     """
     config = tf.compat.v1.ConfigProto()
     config.CopyFrom(session_config)
@@ -47,8 +42,6 @@ def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
         # collective group leader and a device filter for this task, without which
         # every worker's session waits for all the others.
         config = update(config)
-    if _spans_tasks(strategy) and not config.operation_timeout_in_ms:
-        config.operation_timeout_in_ms = MULTI_WORKER_OPERATION_TIMEOUT_MS
     cpus = _device_indices(strategy, "CPU")
     if cpus:
         config.device_count["CPU"] = max(config.device_count.get("CPU", 1), max(cpus) + 1)
@@ -69,13 +62,6 @@ def session_config_for(strategy, session_config: tf.compat.v1.ConfigProto
                 "MirroredStrategy() for all visible GPUs.")
         _copy_virtual_gpus(config)
     return config
-
-
-def _spans_tasks(strategy) -> bool:
-    """True when the strategy's collectives reach other tasks (MultiWorkerMirroredStrategy)."""
-    resolver = getattr(strategy, "cluster_resolver", None)
-    return bool(getattr(strategy.extended, "experimental_between_graph", False)
-                and resolver is not None and resolver.cluster_spec().as_dict())
 
 
 def _copy_virtual_gpus(config):

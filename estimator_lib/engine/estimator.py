@@ -1,6 +1,7 @@
 """Estimator: train, evaluate, predict and export a model_fn, one graph per call."""
 
 import copy
+import inspect
 import os
 import tempfile
 from typing import Callable, Iterable, Optional
@@ -12,6 +13,7 @@ from tensorflow.python.checkpoint import graph_view
 from estimator_lib.engine import evaluation
 from estimator_lib.graph import predictions as predictions_lib
 from estimator_lib.graph import warm_starting
+from estimator_lib.core import run_config as run_config_lib
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
 from estimator_lib.export import saved_model
@@ -40,6 +42,21 @@ def _check_positive(name, value):
 
 
 _HOOKS_LEAD = "Hooks must be a SessionRunHook"
+_EXPORT_SAVEDMODEL_HIDDEN = ("`Estimator.export_savedmodel` has been deprecated. Please use "
+                             "`export_saved_model` instead.")
+
+
+class _HiddenFromApi(property):
+    """A name the original's v2 classes hid: present on the class, AttributeError on
+    an instance (what TensorFlow's `deprecation.hide_attribute_from_api` made)."""
+
+    _estimator_hidden_from_api = True
+
+    def __init__(self, message: str):
+        def hidden(_):
+            raise AttributeError(message)
+
+        super().__init__(hidden)
 
 
 class Estimator:
@@ -48,6 +65,8 @@ class Estimator:
     Same constructor, methods and behaviour as `tf.estimator.Estimator`; every call
     builds a fresh `tf.Graph` and runs it in a `tf.compat.v1` session.
     """
+
+    _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
 
     def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
@@ -68,17 +87,21 @@ class Estimator:
                                  session_config=self._session_config,
                                  warm_start_settings=self._warm_start_settings,
                                  input_fn_caller=self._call_input_fn)
-        logging.info("Using config: %s", self._config.as_dict())
+        logging.info("Using config: %s",
+                     run_config_lib.as_original_dict(self._config, self._session_config))
 
     # Read-only properties, as the original.
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: self._config)
 
+    # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
+    export_savedmodel = _HiddenFromApi(_EXPORT_SAVEDMODEL_HIDDEN)
+
     def __getattr__(self, name):
-        # Only for names not found: the v1 method's name gets the original's hint.
+        # Only for names not found (or hidden): the v1 method's name gets the
+        # original's hint.
         if name == "export_savedmodel":
-            raise AttributeError("`Estimator.export_savedmodel` has been deprecated. Please "
-                                 "use `export_saved_model` instead.")
+            raise AttributeError(_EXPORT_SAVEDMODEL_HIDDEN)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
@@ -269,7 +292,9 @@ class Estimator:
             add_meta_graph=add_meta_graph, assets_extra=assets_extra, as_text=as_text)
 
     def _add_meta_graph_for_mode(self, builder, mode, receiver_fn, checkpoint_path,
-                                 save_variables):
+                                 save_variables, export_tags=None, check_variables=True):
+        # export_tags and check_variables as the original's: TPUEstimator adds a
+        # MetaGraph tagged (serve, tpu) that no CPU session can restore into.
         with tf.Graph().as_default() as graph:
             self._model.start_graph(graph)
             receiver = receiver_fn()
@@ -288,15 +313,18 @@ class Estimator:
                 restore.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
+            # SavedModelEstimator trains with the TRAIN MetaGraph's train op.
+            saved_model_builder.add_train_op(builder, spec.train_op)
+            kwargs = dict(
+                tags=export_tags or saved_model.tags_for(mode), signature_def_map=signatures,
+                assets_collection=tf.compat.v1.get_collection(
+                    tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
+                main_op=local_init_op, saver=saver, strip_default_attrs=True)
+            if not (save_variables or check_variables):
+                builder.add_meta_graph(**kwargs)
+                return
             with session_lib.plain_session(self._session_config) as session:
                 saver.restore(session, checkpoint_path)
-                # SavedModelEstimator trains with the TRAIN MetaGraph's train op.
-                saved_model_builder.add_train_op(builder, spec.train_op)
-                kwargs = dict(
-                    tags=saved_model.tags_for(mode), signature_def_map=signatures,
-                    assets_collection=tf.compat.v1.get_collection(
-                        tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init_op, saver=saver, strip_default_attrs=True)
                 if save_variables:
                     builder.add_meta_graph_and_variables(session, **kwargs)
                 else:
@@ -346,13 +374,17 @@ def resolve_config(config, model_dir):
 
 
 def _assert_members_are_not_overridden(cls):
-    if cls is Estimator:
+    # The nearest API class (Estimator, or EstimatorV1 for the v1 classes) fixes the
+    # members; the original checked each subclass against its own API class too.
+    base = next(klass for klass in cls.__mro__ if vars(klass).get("_ESTIMATOR_API_CLASS"))
+    if cls is base:
         return
-    for name, member in vars(Estimator).items():
+    for name in dir(base):
         if name.startswith("_") or name in _OVERRIDABLE:
             continue
+        member = inspect.getattr_static(base, name)
         for klass in cls.__mro__:
-            if klass is Estimator:
+            if klass is base:
                 break
             if name in vars(klass) and vars(klass)[name] is not member:
                 raise ValueError(

@@ -72,7 +72,7 @@ class ModelGraph:
         return global_step
 
     def session_config_for(self, strategy) -> tf.compat.v1.ConfigProto:
-        """The session's ConfigProto: the strategy's devices and deadlines added."""
+        """The session's ConfigProto: the strategy's devices added."""
         if strategy is None:
             return self.session_config
         return strategies.session_config_for(strategy, self.session_config)

@@ -36,6 +36,7 @@ from estimator_lib.hooks import early_stopping
 from estimator_lib import canned
 from estimator_lib.canned import rnn
 from estimator_lib.engine import estimator as estimator_module
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib import export
 from estimator_lib.export import receivers
 from estimator_lib.export import exporters
@@ -90,25 +91,6 @@ experimental = types.SimpleNamespace(
         (receivers, ("build_raw_supervised_input_receiver_fn",)),
         (model_fn, ("call_logit_fn",)),
         (rnn, _EXPERIMENTAL_V2)) for name in names})
-
-
-class _V1Meta(type):
-    """Makes every estimator_lib Estimator an instance of the v1 class, as the
-    original's EstimatorV2 subclassed the v1 Estimator."""
-
-    def __instancecheck__(cls, instance):
-        if cls is EstimatorV1:
-            return isinstance(instance, Estimator)
-        return super().__instancecheck__(instance)
-
-    def __subclasscheck__(cls, subclass):
-        if cls is EstimatorV1:
-            return issubclass(subclass, Estimator)
-        return super().__subclasscheck__(subclass)
-
-
-class EstimatorV1(v1_export.ExportSavedModelV1, Estimator, metaclass=_V1Meta):
-    """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`."""
 
 
 def keras_lib_model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,

@@ -200,6 +200,13 @@ PRIVATES: List[Private] = [
     _p(_TF + "saved_model.builder_impl", "SavedModelBuilder._add_train_op",
        "tf_internals/saved_model_builder.py", "the TRAIN MetaGraph holds its train op",
        writes=True),
+    # ------------------------------------------------------------ TPU export
+    _p(_TF + "framework.function", None, "tpu/tpu_inference.py",
+       "the {serve, tpu} MetaGraph's TPUPartitionedCall function, as the original wrote it"),
+    _p(_TF + "tpu.tpu", None, "tpu/tpu_inference.py",
+       "tpu.rewrite of the model_fn for the {serve, tpu} MetaGraph, as the original"),
+    _p(_TF + "tpu.tpu", "_TPUInferenceContext", "tpu/tpu_inference.py",
+       "the inference context tpu.rewrite's graph is built in, as the original"),
     # ------------------------------------------------------------ legacy surfaces
     _p(_TF + "saved_model.model_utils", None, "legacy/original_paths.py",
        "the original export module's names, which TensorFlow still ships"),

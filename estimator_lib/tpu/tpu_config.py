@@ -157,8 +157,9 @@ class RunConfig(core_run_config.RunConfig):
         super().__init__(**kwargs)
         if kwargs.get("session_config") is None:
             # As the original's TPU RunConfig: no distributed default session config
-            # (device filters) from a TF_CONFIG cluster.
-            object.__setattr__(self, "session_config", None)
+            # (device filters) from a TF_CONFIG cluster. The field's value, under its
+            # read-only property.
+            self.__dict__["session_config"] = None
         if master is None:
             master = cluster.master() if cluster is not None else super().master
         if evaluation_master is None:

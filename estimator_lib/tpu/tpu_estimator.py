@@ -12,7 +12,13 @@ reference models drive `tf.compat.v1.estimator.tpu.TPUEstimator`. With
   `eval_metrics` -> eval_metric_ops, `host_call` run with every step,
   `scaffold_fn()` the Scaffold. A plain EstimatorSpec is used as it is.
 - One training step per session run (`iterations_per_loop` only spaces the
-  `global_step/sec` and `examples/sec` logs); no `loss = ...` log lines.
+  `global_step/sec` and `examples/sec` logs); no `loss = ...` log lines;
+  `training_loop marked as finished` (and the evaluation and prediction ones) at
+  the end of each call, as the original's.
+- `export_saved_model` writes the CPU MetaGraph (tags serve) and, with
+  `export_to_tpu=True`, the one for TPU serving (serve, tpu) as the original did
+  (tpu_inference.py); for the latter the model_fn gets `params["use_tpu"]` True
+  with `export_saved_model_api_version=2` (False with V1, as the original).
 
 `use_tpu=True` builds, exports on CPU, and evaluates with `eval_on_tpu=False`;
 train, predict and TPU evaluation raise an error saying to pass `use_tpu=False`.
@@ -28,8 +34,11 @@ from tensorflow.core.framework.summary_pb2 import Summary
 from tensorflow.python.util import function_utils
 
 from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.tpu import loop_logs
 from estimator_lib.tpu import tpu_config as tpu_config_lib
+from estimator_lib.tpu import tpu_inference
 from estimator_lib.tpu import util
 # The original module's helpers that need no TPU, at their original module path.
 from estimator_lib.tpu.host_helpers import BatchConfig  # noqa: F401
@@ -63,6 +72,16 @@ _EMBEDDING_MESSAGE = (
     "shared_embedding_columns) and tf.compat.v1.feature_column.input_layer, or "
     "tf.nn.embedding_lookup over a variable; on TPUs, use "
     "tf.tpu.experimental.embedding.TPUEmbedding under tf.distribute.TPUStrategy.")
+
+
+_TPU_ONLY_EXPORT_MESSAGE = (
+    "TPUEstimator(export_to_cpu=False) exports the MetaGraph for TPU serving alone, so the "
+    "checkpoint is restored into it in a session, and only a TPU can run that graph (the "
+    "original failed there: `No OpKernel was registered to support Op "
+    "'TPUOrdinalSelector'`). Pass export_to_cpu=True (the default: the CPU MetaGraph holds "
+    "the variables, the TPU one is written beside it), or "
+    "export_saved_model_api_version=ExportSavedModelApiVersion.V2 (the model_fn is then "
+    "called plainly).")
 
 
 class ExportSavedModelApiVersion(enum.Enum):
@@ -133,7 +152,7 @@ def _verify_user_model_fn(model_fn, params):
                          f"{unexpected}")
 
 
-class TPUEstimator(Estimator):
+class TPUEstimator(loop_logs.LoopLogs, EstimatorV1):
     """tf.compat.v1.estimator.tpu.TPUEstimator, running on CPUs and GPUs.
 
     Args:
@@ -149,18 +168,23 @@ class TPUEstimator(Estimator):
         predict_batch_size: `params["batch_size"]` in PREDICT.
         batch_axis: TPU sharding axes; unused on CPU/GPU.
         eval_on_tpu: False evaluates on CPU/GPU also when use_tpu=True.
-        export_to_tpu: The original then also wrote a MetaGraph for TPU serving (tags
-            serve, tpu), which only a TPU can run; none is written here (one INFO line
-            says so), the CPU MetaGraph (tags serve) is.
+        export_to_tpu: Also export the MetaGraph for TPU serving (tags serve, tpu),
+            which only a TPU can run; PREDICT only, as in the original.
         export_to_cpu: Export the CPU MetaGraph (tags serve).
         warm_start_from: As Estimator's.
         embedding_config_spec: Must be None (TPU embeddings need a TPU).
-        export_saved_model_api_version: 1, 2 or an ExportSavedModelApiVersion.
+        export_saved_model_api_version: 1, 2 or an ExportSavedModelApiVersion: V1
+            calls the model_fn inside `tpu.rewrite` for the TPU MetaGraph, V2 calls it
+            plainly (it may call `tpu.rewrite` itself).
 
     Raises:
         ValueError: For the arguments the original rejected, and for
             `embedding_config_spec`.
     """
+
+    # Its train/evaluate/predict add the original's log lines (loop_logs); subclasses
+    # may not override its public members, as the original checked them.
+    _ESTIMATOR_API_CLASS = True
 
     def __init__(self, model_fn: Optional[Callable] = None, model_dir: Optional[str] = None,
                  config=None, params: Optional[dict] = None, use_tpu: bool = True,
@@ -207,6 +231,7 @@ class TPUEstimator(Estimator):
         self._export_to_cpu = export_to_cpu
         self._export_saved_model_api_version = export_saved_model_api_version
         self._input_fn_graph = None
+        self._exporting_for_tpu = False
 
         # The step rates are logged by ExamplesPerSecondHook instead of the
         # Estimator's `loss = ..` and step counter hooks, every
@@ -276,18 +301,25 @@ class TPUEstimator(Estimator):
         """The Estimator's model_fn: the user's, with TPUEstimator's params and spec."""
         input_fn_graph = self._input_fn_graph and self._input_fn_graph()
         is_export = input_fn_graph is not _outermost_graph()
-        if is_export and not self._export_to_cpu:
-            raise ValueError(
-                "TPUEstimator(export_to_cpu=False) exports nothing here: estimator_lib "
-                "writes no MetaGraph for TPU serving. Pass export_to_cpu=True (the default)."
-                if self._export_to_tpu else
-                "One of export_to_cpu and export_to_tpu must be true.")
-        if is_export and self._export_to_tpu:
-            logging.info("TPUEstimator(export_to_tpu=True): only the CPU MetaGraph (tags "
-                         "serve) is exported; estimator_lib writes none for TPU serving.")
+        if is_export and self._exporting_for_tpu:
+            # The MetaGraph for TPU serving, in the original's TPU inference context.
+            # params["use_tpu"] as the original's: False inside its V1 rewrite (it called
+            # the model_fn there in PREDICT mode), True with V2.
+            with tpu_inference.inference_context():
+                if self._export_api_version() == ExportSavedModelApiVersion.V1:
+                    return tpu_inference.model_fn_on_tpu(
+                        lambda: self._call_user_model_fn(features, labels, mode, config,
+                                                         params, use_tpu=False))
+                return self._call_user_model_fn(features, labels, mode, config, params,
+                                                use_tpu=True)
         if not is_export and self._batch_sizes[mode] is not None:
             _add_to_params(params, _BATCH_SIZE_KEY, self._batch_sizes[mode])
-        _add_to_params(params, _USE_TPU_KEY, False)
+        return self._call_user_model_fn(features, labels, mode, config, params,
+                                        use_tpu=False)
+
+    def _call_user_model_fn(self, features, labels, mode, config, params, *, use_tpu):
+        """The user's model_fn with TPUEstimator's params; its spec as an EstimatorSpec."""
+        _add_to_params(params, _USE_TPU_KEY, use_tpu)
         logging.info("Running %s on CPU/GPU", _MODE_NAMES.get(mode, mode))
 
         args = function_utils.fn_args(self._user_model_fn)
@@ -314,6 +346,42 @@ class TPUEstimator(Estimator):
                 every_n_steps=self._log_every_n_steps, every_n_secs=self._log_every_n_secs)
             spec = spec._replace(training_hooks=tuple(spec.training_hooks) + (examples_hook,))
         return spec
+
+    # ---------------------------------------------------------------- export
+
+    def _export_api_version(self) -> ExportSavedModelApiVersion:
+        return ExportSavedModelApiVersion(
+            getattr(self._export_saved_model_api_version, "value",
+                    self._export_saved_model_api_version))
+
+    def _add_meta_graph_for_mode(self, builder, mode, receiver_fn, checkpoint_path,
+                                 save_variables, export_tags=None, check_variables=True):
+        """The CPU MetaGraph (export_to_cpu), then the TPU one (export_to_tpu, PREDICT)."""
+        if self._export_to_tpu and mode != ModeKeys.PREDICT:
+            logging.warning("TPUEstimator only handles mode PREDICT for exporting when "
+                            "`export_to_tpu` is `True`; Mode %s will be ignored for TPU.",
+                            mode)
+        if not self._export_to_cpu and not self._export_to_tpu:
+            raise ValueError("One of export_to_cpu and export_to_tpu must be true.")
+        if self._export_to_cpu:
+            super()._add_meta_graph_for_mode(builder, mode, receiver_fn, checkpoint_path,
+                                             save_variables, export_tags=export_tags,
+                                             check_variables=check_variables)
+        if not (self._export_to_tpu and mode == ModeKeys.PREDICT):
+            return
+        # As the original: the CPU MetaGraph holds the variables; without it, the TPU
+        # one restores and saves them in a session.
+        check_and_save = not self._export_to_cpu
+        if check_and_save and self._export_api_version() == ExportSavedModelApiVersion.V1:
+            raise ValueError(_TPU_ONLY_EXPORT_MESSAGE)
+        self._exporting_for_tpu = True
+        try:
+            super()._add_meta_graph_for_mode(
+                builder, mode, receiver_fn, checkpoint_path, save_variables=check_and_save,
+                export_tags=[tf.saved_model.SERVING, tf.saved_model.TPU],
+                check_variables=check_and_save)
+        finally:
+            self._exporting_for_tpu = False
 
 
 __all__ = ["ExamplesPerSecondHook", "ExportSavedModelApiVersion", "TPUEstimator",

@@ -1,10 +1,12 @@
 """Checkpoint writing for the Estimator's model_dir (reading: graph/restore.py).
 
 The saver hook keeps the original's behaviour (a checkpoint at step 0, on a
-timer, at the end; `graph.pbtxt` and `.meta` files; listeners) but writes the
-graph once, with large constants (numpy inputs frozen by `from_tensor_slices`)
-turned into placeholders, so model_dirs stay the size of the weights and start-up
-does not grow with the data.
+timer, at the end; `graph.pbtxt` and `.meta` files; listeners) but serialises the
+graph once. The graph is written as it runs: an input_fn's large numpy arrays are
+fed placeholders there already (tf_patches.large_arrays_fed), so model_dirs stay
+the size of the weights; every other constant is written as a constant, as the
+original wrote it, and the `.meta` files import and restore with
+`tf.compat.v1.train.import_meta_graph`.
 """
 
 import os
@@ -14,45 +16,14 @@ import tensorflow as tf
 
 logging = tf.compat.v1.logging
 
-# Constants larger than this are left out of saved graphs (replaced by
-# placeholders of the same dtype and shape). Model weights are variables, never
-# constants, so this only catches data baked into the input pipeline.
-LARGE_CONSTANT_BYTES = 1 << 20
-
-
-def strip_large_constants(graph_def: tf.compat.v1.GraphDef,
-                          limit: int = LARGE_CONSTANT_BYTES) -> tf.compat.v1.GraphDef:
-    """Returns a copy of `graph_def` whose Const nodes over `limit` bytes are placeholders."""
-    stripped = tf.compat.v1.GraphDef()
-    stripped.CopyFrom(graph_def)
-    elided = []
-    for node in stripped.node:
-        if node.op != "Const":
-            continue
-        tensor = node.attr["value"].tensor
-        if tensor.ByteSize() <= limit:
-            continue
-        dtype, shape = tensor.dtype, tensor.tensor_shape
-        node.op = "Placeholder"
-        node.attr.clear()
-        node.attr["dtype"].type = dtype
-        node.attr["shape"].shape.CopyFrom(shape)
-        elided.append((node.name, tensor.ByteSize()))
-    if elided:
-        total = sum(size for _, size in elided)
-        logging.info(
-            "Saved graphs hold %d large constant(s) (%.1f MB, e.g. numpy input data) as "
-            "placeholders: %s", len(elided), total / 1e6, ", ".join(n for n, _ in elided[:5]))
-    return stripped
-
 
 class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
     """Saves checkpoints every N steps or seconds, at session creation and at the end.
 
     The checkpoint hook the Estimator plans (`hook_plan.plan`). Same constructor, log
     lines and files as `tf.compat.v1.train.CheckpointSaverHook` (which is what
-    `estimator_lib.CheckpointSaverHook` is, for users' own hooks), and also: graph
-    files without large constants, `.meta` written atomically, an error naming the
+    `estimator_lib.CheckpointSaverHook` is, for users' own hooks), and also: the
+    graph serialised once, `.meta` written atomically, an error naming the
     newest complete checkpoint when the disk refuses a save, and no save at session
     creation in multi-worker jobs (`save_on_create=False`).
     """
@@ -93,7 +64,7 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
         if self._save_graph_def:
             # The graph is finalized now: serialise it once for every save.
             graph = tf.compat.v1.get_default_graph()
-            graph_def = strip_large_constants(graph.as_graph_def(add_shapes=True))
+            graph_def = graph.as_graph_def(add_shapes=True)
             saver = self._get_saver()
             self._meta_graph_def = tf.compat.v1.train.export_meta_graph(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None)

@@ -4,7 +4,9 @@ While `train_model` runs, the first SIGTERM or SIGINT asks the loop to stop afte
 the current step: the session closes normally, so the checkpoint hook writes a
 checkpoint at that step and the model_dir lock is released; then `Preempted`
 (a SystemExit with status 128 + the signal, 143 or 130, as a process killed by the
-signal) ends the program unless the caller catches it. A second signal ends the
+signal) ends the program unless the caller catches it. After SIGINT it is also a
+KeyboardInterrupt (`Interrupted`), as the original's Ctrl-C raised one: a program
+that catches KeyboardInterrupt around train() still does. A second signal ends the
 process at once, as without us. Handlers are installed only from the main thread
 (Python allows no other) and the previous ones are put back when training ends.
 """
@@ -31,6 +33,11 @@ class Preempted(SystemExit):
         message: One line saying what happened.
     """
 
+    def __new__(cls, signum: int, *args, **kwargs):
+        if cls is Preempted and signum == signal.SIGINT:
+            cls = Interrupted
+        return super().__new__(cls, signum, *args, **kwargs)
+
     def __init__(self, signum: int, step: Optional[int], model_dir: str):
         name = signal.Signals(signum).name
         at = f"at step {step}" if step is not None else "before any checkpoint"
@@ -42,6 +49,11 @@ class Preempted(SystemExit):
 
     def __str__(self) -> str:
         return self.message
+
+
+class Interrupted(Preempted, KeyboardInterrupt):
+    """Preempted by SIGINT: also a KeyboardInterrupt, the error Ctrl-C raised in the
+    original (which raised it mid-step, without a checkpoint)."""
 
 
 def checkpoint_step(checkpoint: Optional[str]) -> Optional[int]:

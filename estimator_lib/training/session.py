@@ -134,10 +134,11 @@ class _MultiWorkerSession(tf.compat.v1.train.MonitoredSession):
     """A MonitoredSession whose runs that time out name the tasks that stopped.
 
     A task that dies mid-step may leave the others waiting inside a collective op
-    for data it will never send, with no RPC to fail: only a deadline ends that run
-    (`operation_timeout_in_ms`, set by `distribute.session_config_for`, or the
-    strategy's `CommunicationOptions(timeout_seconds=...)`). Its DeadlineExceededError
-    becomes the error a failed re-creation raises, naming the unreachable tasks.
+    for data it will never send, with no RPC to fail: only a deadline the user sets ends
+    that run (`operation_timeout_in_ms` in RunConfig's session_config, or the
+    strategy's `CommunicationOptions(timeout_seconds=...)`; none by default, as the
+    original). Its DeadlineExceededError becomes the error a failed re-creation
+    raises, naming the unreachable tasks.
     """
 
     def __init__(self, *, cluster: dict, model_dir: str, operation_timeout_ms: int,

@@ -62,11 +62,24 @@ _RUNNER = textwrap.dedent("""
 """)
 
 
+def _records(text):
+    """The log's lines, with the `Using config:` dict (its session config prints on
+    several lines) joined into one."""
+    records = []
+    for line in text.splitlines():
+        if (records and "Using config: {" in records[-1]
+                and records[-1].count("{") > records[-1].count("}")):
+            records[-1] += "\n" + line
+        else:
+            records.append(line)
+    return records
+
+
 def _info_lines(text):
     lines = []
-    for line in text.splitlines():
-        if not line.startswith("INFO:tensorflow:") or "Using config:" in line:
-            continue  # The RunConfig dict is rendered differently (see module doc).
+    for line in _records(text):
+        if not line.startswith("INFO:tensorflow:"):
+            continue
         line = re.sub(r"\d{4}-\d\d-\d\d[T-]\d\d:\d\d:\d\d", "<date>", line)
         line = re.sub(r"(global_step/sec: )\S+", r"\1<rate>", line)  # A rate may print as 2939.
         lines.append(re.sub(r"-?\d+\.\d+(e-?\d+)?", "<n>", line))

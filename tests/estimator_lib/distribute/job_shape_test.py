@@ -41,7 +41,7 @@ class JobShapeTest(tf.test.TestCase):
         self.assertIsNone(job.cluster)
         self.assertIn("one", job.describe().lower())
 
-    def test_parameter_server_chief_places_variables_and_bounds_runs(self):
+    def test_parameter_server_chief_places_variables_and_sets_no_run_deadline(self):
         config = _config({"cluster": _PS_CLUSTER, "task": {"type": "chief", "index": 0}})
         job = job_shape.decide(config, tf.compat.v1.ConfigProto())
         self.assertEqual(job.mode, job_shape.PARAMETER_SERVER)
@@ -49,7 +49,7 @@ class JobShapeTest(tf.test.TestCase):
         self.assertIsNotNone(job.device_fn)
         self.assertEqual(job.cluster, _PS_CLUSTER)
         self.assertTrue(job.initializes and job.writes)
-        self.assertGreater(job.session_config.operation_timeout_in_ms, 0)
+        self.assertEqual(job.session_config.operation_timeout_in_ms, 0)  # The user's to set.
 
     def test_parameter_server_worker_neither_initializes_nor_writes(self):
         config = _config({"cluster": _PS_CLUSTER, "task": {"type": "worker", "index": 0}})

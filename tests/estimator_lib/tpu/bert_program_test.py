@@ -144,16 +144,18 @@ class BertClassifierProgramTest(tf.test.TestCase):
         saved_model = saved_model_pb2.SavedModel()
         with open(os.path.join(self.results["export_path"], "saved_model.pb"), "rb") as f:
             saved_model.ParseFromString(f.read())
-        # The original also wrote a MetaGraph tagged [serve, tpu] (export_to_tpu=True),
-        # servable on TPUs only; estimator_lib writes the CPU one.
-        self.assertLen(saved_model.meta_graphs, 1)
-        meta_graph = saved_model.meta_graphs[0]
-        self.assertEqual(["serve"], list(meta_graph.meta_info_def.tags))
-        signature = meta_graph.signature_def["serving_default"]
-        self.assertEqual(["serving_default"], list(meta_graph.signature_def))
-        self.assertEqual("tensorflow/serving/predict", signature.method_name)
-        self.assertEqual(["examples"], list(signature.inputs))
-        self.assertEqual(["probabilities"], list(signature.outputs))
+        # As the original (export_to_tpu=True): the CPU MetaGraph, then one tagged
+        # [serve, tpu] whose outputs come from a TPUPartitionedCall (servable on TPUs).
+        self.assertEqual([["serve"], ["serve", "tpu"]],
+                         [list(m.meta_info_def.tags) for m in saved_model.meta_graphs])
+        for meta_graph in saved_model.meta_graphs:
+            signature = meta_graph.signature_def["serving_default"]
+            self.assertEqual(["serving_default"], list(meta_graph.signature_def))
+            self.assertEqual("tensorflow/serving/predict", signature.method_name)
+            self.assertEqual(["examples"], list(signature.inputs))
+            self.assertEqual(["probabilities"], list(signature.outputs))
+        self.assertStartsWith(saved_model.meta_graphs[1].signature_def["serving_default"]
+                              .outputs["probabilities"].name, "TPUPartitionedCall:")
 
     def test_numbers_from_the_init_checkpoint_match_the_original(self):
         # Trained numbers are not compared: BERT's create_optimizer reads global_step for

@@ -114,13 +114,15 @@ class ParamsTest(_Base):
         est.export_saved_model(os.path.join(self.get_temp_dir(), "export"),
                                _serving_input_receiver_fn)
         # As the original on CPU: the input_fn gets the mode's global batch size (no
-        # use_tpu, no context); the model_fn also use_tpu=False; export no batch size.
+        # use_tpu, no context); the model_fn also use_tpu=False; export no batch size,
+        # once per MetaGraph (serve; serve, tpu: tpu_inference_test.py).
         self.assertEqual([("train", {"lr": 1, "batch_size": 4}),
                           ("eval", {"lr": 1, "batch_size": 6}),
                           ("infer", {"lr": 1, "batch_size": 8})], input_calls)
         self.assertEqual([("train", {"lr": 1, "batch_size": 4, "use_tpu": False}),
                           ("eval", {"lr": 1, "batch_size": 6, "use_tpu": False}),
                           ("infer", {"lr": 1, "batch_size": 8, "use_tpu": False}),
+                          ("infer", {"lr": 1, "use_tpu": False}),
                           ("infer", {"lr": 1, "use_tpu": False})], calls)
         self.assertLen(predictions, 24)
         self.assertEqual({"logits", "classes"}, set(predictions[0]))
@@ -402,13 +404,6 @@ class ExportTest(_Base):
         self.assertEqual((3, 2), logits.shape)
         predicted = [p["logits"] for p in est.predict(_input_fn)][:3]
         self.assertAllClose(predicted, logits)
-
-    def test_export_to_cpu_false_is_refused(self):
-        self._estimator().train(_train_input_fn, max_steps=1)
-        est = tpu.TPUEstimator(model_fn=_make_model_fn(), use_tpu=False, export_to_cpu=False,
-                               config=tpu.RunConfig(model_dir=self.get_temp_dir()))
-        with self.assertRaisesRegex(ValueError, "export_to_cpu=True"):
-            est.export_saved_model(self.get_temp_dir(), _serving_input_receiver_fn)
 
     def test_module_names_match_the_original(self):
         self.assertIs(tpu.TPUEstimator, tpu_estimator_lib.TPUEstimator)

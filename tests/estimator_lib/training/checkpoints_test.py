@@ -1,13 +1,13 @@
-"""What lands in model_dir: numpy inputs are not frozen into saved graphs."""
+"""What lands in model_dir: numpy inputs are fed, not frozen; model constants stay."""
 
 import os
 import tempfile
 
 import numpy as np
 import tensorflow as tf
+from google.protobuf import text_format
 
 import estimator_lib as el
-from estimator_lib.training import checkpoints
 
 
 def _conv_model_fn(features, labels, mode):
@@ -67,13 +67,45 @@ class LargeNumpyInputTest(tf.test.TestCase):
             lambda: tf.data.Dataset.from_tensor_slices(x).batch(1000)))
         self.assertAllClose(np.stack(rows), x)
 
-    def test_strip_keeps_small_constants(self):
-        with tf.Graph().as_default() as graph:
-            tf.constant(np.zeros(10, np.float32), name="small")
-            tf.constant(np.zeros(300_000, np.float32), name="big")
-        stripped = checkpoints.strip_large_constants(graph.as_graph_def())
-        ops = {node.name: node.op for node in stripped.node}
-        self.assertEqual(ops, {"small": "Const", "big": "Placeholder"})
+
+
+class ModelConstantsTest(tf.test.TestCase):
+    """Only the input_fn's arrays are fed: a model_fn's constants stay constants."""
+
+    def test_a_large_constant_of_the_model_fn_stays_in_meta_and_graph_pbtxt(self):
+        # 2.4 MB, over the size at which an input_fn's arrays are fed.
+        table = np.random.RandomState(3).rand(6000, 100).astype(np.float32)
+
+        def model_fn(features, labels, mode):
+            embeddings = tf.constant(table, name="embedding_matrix")
+            rows = tf.nn.embedding_lookup(embeddings, features["id"])
+            logits = tf.compat.v1.layers.dense(rows, 2, name="dense")
+            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.compat.v1.train.get_global_step())
+            return el.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        def input_fn():
+            ids = np.arange(8, dtype=np.int64)
+            return tf.data.Dataset.from_tensor_slices(({"id": ids}, ids % 2)).repeat().batch(4)
+
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        el.Estimator(model_fn, model_dir=model_dir).train(input_fn, steps=2)
+
+        graph_def = tf.compat.v1.GraphDef()
+        with open(os.path.join(model_dir, "graph.pbtxt")) as f:
+            text_format.Parse(f.read(), graph_def)
+        nodes = {node.name: node for node in graph_def.node}
+        self.assertEqual("Const", nodes["embedding_matrix"].op)
+        # The .meta imports, restores and computes with the matrix, as the original's.
+        with tf.Graph().as_default() as graph, tf.compat.v1.Session() as session:
+            saver = tf.compat.v1.train.import_meta_graph(
+                os.path.join(model_dir, "model.ckpt-2.meta"))
+            saver.restore(session, os.path.join(model_dir, "model.ckpt-2"))
+            matrix = graph.get_tensor_by_name("embedding_matrix:0")
+            self.assertEqual("Const", matrix.op.type)
+            self.assertAllEqual(table, session.run(matrix))
+            self.assertEqual(2, session.run(tf.compat.v1.train.get_global_step()))
 
 
 if __name__ == "__main__":

@@ -57,6 +57,17 @@ class PreemptionTest(tf.test.TestCase):
                                     hooks=[_SignalAtStep(signal.SIGINT, at=1)])
         self.assertEqual(stopped.exception.code, 130)
 
+    def test_sigint_is_still_a_keyboard_interrupt_after_the_checkpoint(self):
+        # A legacy program catching Ctrl-C around train(), as the original raised it.
+        estimator = self._estimator()
+        with self.assertRaises(KeyboardInterrupt) as stopped:
+            estimator.train(testing.train_input_fn(), max_steps=100,
+                            hooks=[_SignalAtStep(signal.SIGINT, at=2)])
+        self.assertIsInstance(stopped.exception, preemption.Interrupted)
+        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 2)
+        self.assertNotIsInstance(preemption.Preempted(signal.SIGTERM, 1, "d"),
+                                 KeyboardInterrupt)
+
     def test_a_second_sigint_stops_at_once(self):
         estimator = self._estimator()
         with self.assertRaises(KeyboardInterrupt):  # Python's own SIGINT handler.

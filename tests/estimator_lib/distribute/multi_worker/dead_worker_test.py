@@ -46,12 +46,12 @@ def _fake_strategy(cluster):
 
 class OperationTimeoutTest(tf.test.TestCase):
 
-    def test_a_multi_worker_session_gets_a_deadline(self):
+    def test_a_multi_worker_session_gets_no_deadline_unless_asked(self):
+        # As the original: a chief saving a large checkpoint or running a long hook
+        # keeps the others waiting in the next step, and that must not end the job.
         strategy = _fake_strategy({"chief": ["a:1"], "worker": ["b:1"]})
         config = strategies.session_config_for(strategy, tf.compat.v1.ConfigProto())
-        self.assertEqual(config.operation_timeout_in_ms,
-                         strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS)
-        self.assertGreaterEqual(strategies.MULTI_WORKER_OPERATION_TIMEOUT_MS, 10 * 60 * 1000)
+        self.assertEqual(config.operation_timeout_in_ms, 0)
 
     def test_the_session_config_chooses_its_own_deadline(self):
         strategy = _fake_strategy({"chief": ["a:1"], "worker": ["b:1"]})
