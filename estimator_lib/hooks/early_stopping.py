@@ -7,7 +7,6 @@ chief's decision stops them together.
 
 import collections
 import os
-import tempfile
 import time
 from typing import Callable, Dict, Optional
 
@@ -15,6 +14,8 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_lib.distribute import strategies
+# At this module's path too, where the original's name list puts it (experimental.py).
+from estimator_lib.hooks.in_memory_evaluator import InMemoryEvaluatorHook  # noqa: F401
 
 logging = tf.compat.v1.logging
 
@@ -204,90 +205,6 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
     return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
                                           False, eval_dir, min_steps, run_every_secs,
                                           run_every_steps)
-
-
-class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
-    """Evaluates every `every_n_iter` training steps, and at the end, during training.
-
-    The current variables are saved to a private temporary checkpoint (never into
-    model_dir) and evaluated by `estimator.evaluate`; results land in
-    `eval_dir(name)` like any evaluation, so the early-stopping hooks can read them.
-    """
-
-    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None,
-                 every_n_iter=100):
-        if every_n_iter is None or every_n_iter <= 0:
-            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
-        config = estimator.config
-        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
-            raise ValueError(
-                "InMemoryEvaluator supports only single machine (aka Local) setting: each "
-                "task would evaluate its own copy. Received a cluster of "
-                f"{config.num_worker_replicas} workers and {config.num_ps_replicas} ps; use "
-                "train_and_evaluate's evaluator task instead.")
-        self._estimator = estimator
-        self._input_fn = input_fn
-        self._steps = steps
-        self._hooks = hooks
-        self._name = name
-        self._every_n_iter = every_n_iter
-        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=every_n_iter)
-        self._saver = None
-        self._global_step = None
-        self._workdir = None
-        self._iterations = 0
-
-    def begin(self):
-        self._check_eval_scaffold()
-        savers = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS)
-        self._saver = savers[0] if savers else tf.compat.v1.train.Saver(sharded=True)
-        self._global_step = tf.compat.v1.train.get_global_step()
-        self._workdir = tempfile.mkdtemp(prefix="in_memory_eval_")
-        self._iterations = 0
-
-    def _check_eval_scaffold(self):
-        """Refuses, as the original, an EVAL model_fn with its own saver or init_fn: the
-        evaluation reads the training variables, not what they would restore."""
-        from estimator_lib import inputs  # pylint: disable=import-outside-toplevel
-        from estimator_lib.model_fn import ModeKeys  # pylint: disable=import-outside-toplevel
-        with tf.Graph().as_default():
-            tf.compat.v1.train.create_global_step()
-            result = inputs.call_input_fn(self._input_fn, ModeKeys.EVAL,
-                                          params=self._estimator.params,
-                                          config=self._estimator.config)
-            features, labels, _ = inputs.parse_input_fn_result(result)
-            spec = self._estimator.model_fn(features, labels, ModeKeys.EVAL,
-                                            self._estimator.config)
-        if spec.scaffold.saver is not None:
-            raise ValueError("InMemoryEvaluator does not support custom saver (the "
-                             "model_fn's EVAL Scaffold sets one).")
-        if spec.scaffold.init_fn is not None:
-            raise ValueError("InMemoryEvaluator does not support custom init_fn (the "
-                             "model_fn's EVAL Scaffold sets one).")
-
-    def after_create_session(self, session, coord):
-        """Evaluates before the first step, as the original."""
-        del coord
-        if tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
-            raise ValueError("InMemoryEvaluator does not support saveables other than "
-                             "global variables.")
-        self._evaluate(session)
-
-    def _evaluate(self, session):
-        step = session.run(self._global_step)
-        path = self._saver.save(session, os.path.join(self._workdir, "model.ckpt"),
-                                global_step=step, write_meta_graph=False)
-        self._estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
-                                 checkpoint_path=path, name=self._name)
-        self._timer.update_last_triggered_step(self._iterations)
-
-    def after_run(self, run_context, run_values):
-        self._iterations += 1
-        if self._timer.should_trigger_for_step(self._iterations):
-            self._evaluate(run_context.session)
-
-    def end(self, session):
-        self._evaluate(session)
 
 
 class _StopAtCheckpointStepHook(_StepReadingHook):

@@ -164,8 +164,8 @@ def _add_loss_summary(loss) -> None:
 def _add_saver(scaffold, config) -> None:
     """Puts the saver checkpoints are written with in the SAVERS collection.
 
-    The scaffold's own saver if it has one (hooks that save the variables, such as
-    InMemoryEvaluatorHook, find it there), else the Estimator's default one.
+    The scaffold's own saver if it has one (hooks that save the variables find it
+    there), else the Estimator's default one.
     """
     if tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS):
         return
