@@ -14,6 +14,7 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_lib.distribute import strategies
+from estimator_lib.hooks import stop_variable
 # At this module's path too, where the original's name list puts it (experimental.py).
 from estimator_lib.hooks.in_memory_evaluator import InMemoryEvaluatorHook  # noqa: F401
 
@@ -47,14 +48,23 @@ class _StepReadingHook(tf.compat.v1.train.SessionRunHook):
 
 
 class _StopOnPredicateHook(_StepReadingHook):
-    """Calls `should_stop_fn` every N secs or steps; stops training when it says so."""
+    """Calls `should_stop_fn` every N secs or steps; stops training when it says so.
 
-    def __init__(self, should_stop_fn, run_every_secs, run_every_steps):
+    Also sets the original's `signal_early_stopping/STOP` variable (stop_variable.py).
+    """
+
+    def __init__(self, should_stop_fn, run_every_secs, run_every_steps, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=run_every_secs,
                                                            every_steps=run_every_steps)
+        self._model_dir = model_dir
+        self._stop_op = None
+
+    def begin(self):
+        super().begin()
+        self._stop_op = stop_variable.assign_stopped(stop_variable.get_or_create(self._model_dir))
 
     def after_run(self, run_context, run_values):
         step = run_values.results + 1
@@ -62,6 +72,7 @@ class _StopOnPredicateHook(_StepReadingHook):
             self._timer.update_last_triggered_step(step)
             if self._should_stop_fn():
                 logging.info("Requesting early stopping at global step %d", step)
+                run_context.session.run(self._stop_op)
                 run_context.request_stop()
 
 
@@ -69,16 +80,19 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
     """Every N steps each worker votes; a sum all-reduce stops them all at one step.
 
     Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
-    alone would leave the others waiting in their next all-reduce forever.
+    alone would leave the others waiting in their next all-reduce forever. The
+    votes' sum is kept in the original's `signal_early_stopping/STOP`.
     """
 
-    def __init__(self, should_stop_fn, run_every_steps, strategy):
+    def __init__(self, should_stop_fn, run_every_steps, strategy, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
         self._every = run_every_steps
         self._strategy = strategy
+        self._model_dir = model_dir
         self._step = self._vote = self._votes = None
+        self._stop_value = self._stop_op = None
 
     def begin(self):
         self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
@@ -88,6 +102,10 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
                 lambda: tf.identity(self._vote))
             self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
                                                 axis=None)
+            variable = stop_variable.get_or_create(self._model_dir)
+            self._stop_value = tf.compat.v1.placeholder(tf.int32, [], name="early_stopping_votes")
+            # Every worker assigns the same all-reduced sum to its own copies: no collective.
+            self._stop_op = tf.compat.v1.assign(variable, self._stop_value).op
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(self._step)
@@ -97,8 +115,10 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
         if step % self._every:
             return
         vote = 1.0 if self._should_stop_fn() else 0.0
-        if run_context.session.run(self._votes, feed_dict={self._vote: vote}) > 0:
+        votes = run_context.session.run(self._votes, feed_dict={self._vote: vote})
+        if votes > 0:
             logging.info("Requesting early stopping at global step %d (all workers).", step)
+            run_context.session.run(self._stop_op, feed_dict={self._stop_value: int(votes)})
             run_context.request_stop()
 
 
@@ -122,8 +142,9 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                 "same step, which a time cadence cannot give. Pass run_every_secs=None and "
                 f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
         return _MultiWorkerStopHook(should_stop_fn, run_every_steps,
-                                    estimator.config.train_distribute)
-    return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
+                                    estimator.config.train_distribute, estimator.model_dir)
+    return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps,
+                                estimator.model_dir)
 
 
 def _metric_series(eval_dir, metric_name, min_steps):
