@@ -60,11 +60,12 @@ class _StopOnPredicateHook(_StepReadingHook):
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=run_every_secs,
                                                            every_steps=run_every_steps)
         self._model_dir = model_dir
-        self._stop_op = None
+        self._stop_var = self._stop_op = None
 
     def begin(self):
         super().begin()
-        self._stop_op = stop_variable.assign_stopped(stop_variable.get_or_create(self._model_dir))
+        self._stop_var = stop_variable.get_or_create(self._model_dir)
+        self._stop_op = stop_variable.assign_stopped(self._stop_var)
 
     def after_run(self, run_context, run_values):
         step = run_values.results + 1
