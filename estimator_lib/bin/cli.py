@@ -43,6 +43,7 @@ USER_ERRORS = (
     ("estimator_lib.training.model_dir_lock", "ModelDirNotWritableError"),
 )
 PREEMPTED = ("estimator_lib.training.preemption", "Preempted")
+INTERRUPTED = ("estimator_lib.training.preemption", "Interrupted")
 TF_LOG_VARIABLE = "TF_CPP_MIN_LOG_LEVEL"
 # datasets/errors.py's REMEDIES (as a Python caller writes them) -> what a binary's
 # user types. Kept here, not imported: datasets/ loads TensorFlow.
@@ -220,15 +221,19 @@ def run(main: Callable[[List[str]], None], *, program: str,
             main(argv)
         except app.UsageError as error:
             fail(program, for_the_command_line(one_line(error)), EXIT_USAGE)
+        except KeyboardInterrupt as error:
+            if not isinstance(error, _loaded([INTERRUPTED])):
+                fail(program, "interrupted (Ctrl-C).", EXIT_INTERRUPTED)
+            sys.stdout.flush()  # Training stopped after a checkpoint: its one line.
+            sys.stderr.write(f"{program}: {error}\n")
+            sys.stderr.flush()
+            sys.exit(EXIT_INTERRUPTED)
         except BaseException as error:  # pylint: disable=broad-except
-            # Before KeyboardInterrupt: a Ctrl-C that stopped training is both.
             if isinstance(error, _loaded([PREEMPTED])):
                 sys.stdout.flush()
                 sys.stderr.write(f"{program}: {error}\n")
                 sys.stderr.flush()
                 sys.exit(error.code)
-            if isinstance(error, KeyboardInterrupt):
-                fail(program, "interrupted (Ctrl-C).", EXIT_INTERRUPTED)
             if isinstance(error, _loaded(USER_ERRORS)):
                 fail(program, for_the_command_line(one_line(error)), EXIT_FAILURE)
             raise

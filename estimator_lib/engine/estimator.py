@@ -175,40 +175,62 @@ class Estimator:
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to evaluate.", self._model_dir)
+        with tf.Graph().as_default(), strategies.scope(self._config.eval_distribute):
+            graph = self._evaluate_build_graph(input_fn, checkpoint_path)
+            return self._evaluate_run(graph, steps=steps, hooks=hooks,
+                                      checkpoint_path=checkpoint_path, name=name)
+
+    def _evaluate_build_graph(self, input_fn: Callable,
+                              checkpoint_path: Optional[str]) -> evaluation.EvalGraph:
+        """Builds evaluate()'s graph in the default graph, under eval_distribute's scope.
+
+        Apart from `_evaluate_run` so that InMemoryEvaluatorHook builds it once and
+        runs it at every evaluation, as the original's hook did.
+        """
         strategy = self._config.eval_distribute
-        session_config = self._model.session_config_for(strategy)
-        with tf.Graph().as_default() as graph, strategies.scope(strategy):
-            global_step = self._model.start_graph(graph)
-            if strategy is None:
-                features, labels, input_hooks = self._model.input(input_fn, ModeKeys.EVAL)
-                spec = self._eval_spec(features, labels)
-                update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
-            else:
-                get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
-                                                                     ModeKeys.EVAL)
-                spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
-            self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
-            final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
-            if global_step is None:
-                # The model_fn brought the global step (SavedModelEstimator imports the
-                # SavedModel's); the original also read it after the model_fn.
-                global_step = tf.compat.v1.train.get_global_step(graph)
-            final_ops["global_step"] = global_step
-            scaffold = spec.scaffold
-            if scaffold.local_init_op is not None:
-                # The model_fn's own local_init_op misses the local variables made
-                # after it (the `loss` mean): the default initialises them too, as the
-                # original did.
-                scaffold = tf.compat.v1.train.Scaffold(
-                    local_init_op=tf.group(scaffold.local_init_op,
-                                           tf.compat.v1.train.Scaffold.default_local_init_op()),
-                    copy_from_scaffold=scaffold)
-            results = evaluation.run_evaluation(
-                checkpoint_path=checkpoint_path, scaffold=scaffold, update_op=update_op,
-                final_ops=final_ops,
-                hooks=input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
-                + list(spec.evaluation_hooks),
-                master=self._config.evaluation_master, session_config=session_config)
+        global_step = self._model.start_graph(tf.compat.v1.get_default_graph())
+        if strategy is None:
+            features, labels, input_hooks = self._model.input(input_fn, ModeKeys.EVAL)
+            spec = self._eval_spec(features, labels)
+            update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
+        else:
+            get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
+                                                                 ModeKeys.EVAL)
+            spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
+        self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
+        final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
+        if global_step is None:
+            # The model_fn brought the global step (SavedModelEstimator imports the
+            # SavedModel's); the original also read it after the model_fn.
+            global_step = tf.compat.v1.train.get_global_step()
+        final_ops["global_step"] = global_step
+        scaffold = spec.scaffold
+        if scaffold.local_init_op is not None:
+            # The model_fn's own local_init_op misses the local variables made after it
+            # (the `loss` mean): the default initialises them too, as the original did.
+            scaffold = tf.compat.v1.train.Scaffold(
+                local_init_op=tf.group(scaffold.local_init_op,
+                                       tf.compat.v1.train.Scaffold.default_local_init_op()),
+                copy_from_scaffold=scaffold)
+        return evaluation.EvalGraph(scaffold=scaffold, update_op=update_op,
+                                    final_ops=final_ops, input_hooks=input_hooks,
+                                    evaluation_hooks=list(spec.evaluation_hooks))
+
+    def _evaluate_run(self, graph: evaluation.EvalGraph, *, steps: Optional[int], hooks: list,
+                      checkpoint_path: Optional[str], name: Optional[str],
+                      scaffold=None) -> dict:
+        """One evaluation of `graph` (the default graph): its metrics, written to eval_dir.
+
+        `scaffold` replaces the graph's own (InMemoryEvaluatorHook's copies the
+        training variables in instead of restoring a checkpoint).
+        """
+        results = evaluation.run_evaluation(
+            checkpoint_path=checkpoint_path, scaffold=scaffold or graph.scaffold,
+            update_op=graph.update_op, final_ops=graph.final_ops,
+            hooks=graph.input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
+            + graph.evaluation_hooks,
+            master=self._config.evaluation_master,
+            session_config=self._model.session_config_for(self._config.eval_distribute))
         step = int(results["global_step"])
         output_dir = self.eval_dir(name)
         evaluation.write_dict_to_summary(output_dir, results, step)

@@ -2,7 +2,7 @@
 
 import os
 import time
-from typing import Dict, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 import tensorflow as tf
@@ -11,6 +11,15 @@ from google.protobuf import message
 from estimator_lib.training import session as session_lib
 
 logging = tf.compat.v1.logging
+
+
+class EvalGraph(NamedTuple):
+    """What `Estimator.evaluate` built in its graph, to run once or several times."""
+    scaffold: tf.compat.v1.train.Scaffold
+    update_op: tf.Operation
+    final_ops: Dict[str, tf.Tensor]
+    input_hooks: List[tf.compat.v1.train.SessionRunHook]
+    evaluation_hooks: List[tf.compat.v1.train.SessionRunHook]
 
 
 class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):

@@ -28,7 +28,10 @@ class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
         self._init_ops = None
 
     def begin(self):
-        self._init_ops = self._make_init_ops()
+        # Once: a graph evaluated several times (InMemoryEvaluatorHook) begins a
+        # session per evaluation, and is finalized after the first.
+        if self._init_ops is None:
+            self._init_ops = self._make_init_ops()
 
     def after_create_session(self, session, coord):
         del coord

@@ -7,7 +7,6 @@ chief's decision stops them together.
 
 import collections
 import os
-import tempfile
 import time
 from typing import Callable, Dict, Optional
 
@@ -15,6 +14,10 @@ import tensorflow as tf
 from tensorflow.python.training import training_util
 
 from estimator_lib.distribute import job_shape
+from estimator_lib.graph import restore
+from estimator_lib.hooks import stop_variable
+# At this module's path too, where the original's name list puts it (experimental.py).
+from estimator_lib.hooks.in_memory_evaluator import InMemoryEvaluatorHook  # noqa: F401
 
 logging = tf.compat.v1.logging
 
@@ -46,14 +49,24 @@ class _StepReadingHook(tf.compat.v1.train.SessionRunHook):
 
 
 class _StopOnPredicateHook(_StepReadingHook):
-    """Calls `should_stop_fn` every N secs or steps; stops training when it says so."""
+    """Calls `should_stop_fn` every N secs or steps; stops training when it says so.
 
-    def __init__(self, should_stop_fn, run_every_secs, run_every_steps):
+    Also sets the original's `signal_early_stopping/STOP` variable (stop_variable.py).
+    """
+
+    def __init__(self, should_stop_fn, run_every_secs, run_every_steps, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=run_every_secs,
                                                            every_steps=run_every_steps)
+        self._model_dir = model_dir
+        self._stop_var = self._stop_op = None
+
+    def begin(self):
+        super().begin()
+        self._stop_var = stop_variable.get_or_create(self._model_dir)
+        self._stop_op = stop_variable.assign_stopped(self._stop_var)
 
     def after_run(self, run_context, run_values):
         step = run_values.results + 1
@@ -61,6 +74,7 @@ class _StopOnPredicateHook(_StepReadingHook):
             self._timer.update_last_triggered_step(step)
             if self._should_stop_fn():
                 logging.info("Requesting early stopping at global step %d", step)
+                run_context.session.run(self._stop_op)
                 run_context.request_stop()
 
 
@@ -68,16 +82,19 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
     """Every N steps each worker votes; a sum all-reduce stops them all at one step.
 
     Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
-    alone would leave the others waiting in their next all-reduce forever.
+    alone would leave the others waiting in their next all-reduce forever. The
+    votes' sum is kept in the original's `signal_early_stopping/STOP`.
     """
 
-    def __init__(self, should_stop_fn, run_every_steps, strategy):
+    def __init__(self, should_stop_fn, run_every_steps, strategy, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
         self._every = run_every_steps
         self._strategy = strategy
+        self._model_dir = model_dir
         self._step = self._vote = self._votes = None
+        self._stop_value = self._stop_op = None
 
     def begin(self):
         self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
@@ -87,6 +104,10 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
                 lambda: tf.identity(self._vote))
             self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
                                                 axis=None)
+            variable = stop_variable.get_or_create(self._model_dir)
+            self._stop_value = tf.compat.v1.placeholder(tf.int32, [], name="early_stopping_votes")
+            # Every worker assigns the same all-reduced sum to its own copies: no collective.
+            self._stop_op = tf.compat.v1.assign(variable, self._stop_value).op
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(self._step)
@@ -96,8 +117,10 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
         if step % self._every:
             return
         vote = 1.0 if self._should_stop_fn() else 0.0
-        if run_context.session.run(self._votes, feed_dict={self._vote: vote}) > 0:
+        votes = run_context.session.run(self._votes, feed_dict={self._vote: vote})
+        if votes > 0:
             logging.info("Requesting early stopping at global step %d (all workers).", step)
+            run_context.session.run(self._stop_op, feed_dict={self._stop_value: int(votes)})
             run_context.request_stop()
 
 
@@ -121,8 +144,9 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                 "same step, which a time cadence cannot give. Pass run_every_secs=None and "
                 f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
         return _MultiWorkerStopHook(should_stop_fn, run_every_steps,
-                                    estimator.config.train_distribute)
-    return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps)
+                                    estimator.config.train_distribute, estimator.model_dir)
+    return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps,
+                                estimator.model_dir)
 
 
 def _metric_series(eval_dir, metric_name, min_steps):
@@ -206,90 +230,6 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
                                           run_every_steps)
 
 
-class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
-    """Evaluates every `every_n_iter` training steps, and at the end, during training.
-
-    The current variables are saved to a private temporary checkpoint (never into
-    model_dir) and evaluated by `estimator.evaluate`; results land in
-    `eval_dir(name)` like any evaluation, so the early-stopping hooks can read them.
-    """
-
-    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None,
-                 every_n_iter=100):
-        if every_n_iter is None or every_n_iter <= 0:
-            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
-        config = estimator.config
-        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
-            raise ValueError(
-                "InMemoryEvaluator supports only single machine (aka Local) setting: each "
-                "task would evaluate its own copy. Received a cluster of "
-                f"{config.num_worker_replicas} workers and {config.num_ps_replicas} ps; use "
-                "train_and_evaluate's evaluator task instead.")
-        self._estimator = estimator
-        self._input_fn = input_fn
-        self._steps = steps
-        self._hooks = hooks
-        self._name = name
-        self._every_n_iter = every_n_iter
-        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=every_n_iter)
-        self._saver = None
-        self._global_step = None
-        self._workdir = None
-        self._iterations = 0
-
-    def begin(self):
-        self._check_eval_scaffold()
-        savers = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS)
-        self._saver = savers[0] if savers else tf.compat.v1.train.Saver(sharded=True)
-        self._global_step = tf.compat.v1.train.get_global_step()
-        self._workdir = tempfile.mkdtemp(prefix="in_memory_eval_")
-        self._iterations = 0
-
-    def _check_eval_scaffold(self):
-        """Refuses, as the original, an EVAL model_fn with its own saver or init_fn: the
-        evaluation reads the training variables, not what they would restore."""
-        from estimator_lib.graph import inputs  # pylint: disable=import-outside-toplevel
-        from estimator_lib.core.model_fn import ModeKeys  # pylint: disable=import-outside-toplevel
-        with tf.Graph().as_default():
-            tf.compat.v1.train.create_global_step()
-            result = inputs.call_input_fn(self._input_fn, ModeKeys.EVAL,
-                                          params=self._estimator.params,
-                                          config=self._estimator.config)
-            features, labels, _ = inputs.parse_input_fn_result(result)
-            spec = self._estimator.model_fn(features, labels, ModeKeys.EVAL,
-                                            self._estimator.config)
-        if spec.scaffold.saver is not None:
-            raise ValueError("InMemoryEvaluator does not support custom saver (the "
-                             "model_fn's EVAL Scaffold sets one).")
-        if spec.scaffold.init_fn is not None:
-            raise ValueError("InMemoryEvaluator does not support custom init_fn (the "
-                             "model_fn's EVAL Scaffold sets one).")
-
-    def after_create_session(self, session, coord):
-        """Evaluates before the first step, as the original."""
-        del coord
-        if tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS):
-            raise ValueError("InMemoryEvaluator does not support saveables other than "
-                             "global variables.")
-        self._evaluate(session)
-
-    def _evaluate(self, session):
-        step = session.run(self._global_step)
-        path = self._saver.save(session, os.path.join(self._workdir, "model.ckpt"),
-                                global_step=step, write_meta_graph=False)
-        self._estimator.evaluate(self._input_fn, steps=self._steps, hooks=self._hooks,
-                                 checkpoint_path=path, name=self._name)
-        self._timer.update_last_triggered_step(self._iterations)
-
-    def after_run(self, run_context, run_values):
-        self._iterations += 1
-        if self._timer.should_trigger_for_step(self._iterations):
-            self._evaluate(run_context.session)
-
-    def end(self, session):
-        self._evaluate(session)
-
-
 class _StopAtCheckpointStepHook(_StepReadingHook):
     """For non-chief workers: once past `last_step`, stop when a checkpoint reaches it."""
 
@@ -299,7 +239,6 @@ class _StopAtCheckpointStepHook(_StepReadingHook):
         self._wait = wait_after_file_check_secs
 
     def after_run(self, run_context, run_values):
-        from estimator_lib.graph import restore  # pylint: disable=import-outside-toplevel
         if run_values.results + 1 < self._last_step:
             return
         if restore.global_step_of(self._model_dir) >= self._last_step:

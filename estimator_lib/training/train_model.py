@@ -82,7 +82,8 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
         loss = None
         any_step_done = False
         with contextlib.ExitStack() as stack:
-            # SIGTERM/SIGINT: finish the step, checkpoint, release the lock, then exit.
+            # SIGTERM/SIGINT: finish the step, checkpoint, release the lock; then the
+            # signal's own effect (preemption.after_stop).
             stop = stack.enter_context(preemption.stop_on_signals())
             if job.writes:
                 stack.enter_context(model_dir_lock.model_dir_lock(config.model_dir))
@@ -95,7 +96,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
                 _, loss = session.run([spec.train_op, spec.loss])
                 any_step_done = True
     if stop.requested:
-        raise preemption.Preempted(stop.signum, preemption.checkpoint_step(
+        preemption.after_stop(stop, preemption.checkpoint_step(
             restore.newest_readable(config.model_dir)), config.model_dir)
     if not any_step_done:
         logging.warning("Training with estimator made no steps. Perhaps input is empty or "
@@ -145,8 +146,8 @@ def _add_loss_summary(loss) -> None:
 def _add_saver(scaffold, config) -> None:
     """Puts the saver checkpoints are written with in the SAVERS collection.
 
-    The scaffold's own saver if it has one (hooks that save the variables, such as
-    InMemoryEvaluatorHook, find it there), else the Estimator's default one.
+    The scaffold's own saver if it has one (hooks that save the variables find it
+    there), else the Estimator's default one.
     """
     if tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVERS):
         return

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 
 import pytest
 import tensorflow as tf
@@ -152,6 +153,22 @@ class InProcessTest(tf.test.TestCase):
         self.assertStartsWith(err, f"{module.PROGRAM}: error: ")
         for pattern in patterns:
             self.assertRegex(err, pattern)
+
+    def test_ctrl_c_in_training_and_outside_it(self):
+        from estimator_lib.training import preemption  # pylint: disable=import-outside-toplevel
+
+        for error, expected in (
+                (preemption.Interrupted(3, "/run"), "estimator_lib.bin.train: Training "
+                 "stopped by SIGINT: checkpoint at step 3 written in /run, model_dir lock "
+                 "released.\n"),
+                (KeyboardInterrupt(), "estimator_lib.bin.train: error: interrupted (Ctrl-C).\n")):
+            def main(argv, error=error):
+                del argv
+                raise error
+            binary = types.SimpleNamespace(main=main, PROGRAM=train.PROGRAM,
+                                           KEY_FLAGS=train.KEY_FLAGS)
+            code, _, err = self._run(binary)
+            self.assertEqual((code, err), (130, expected))
 
     def test_helpfull_lists_every_flag_and_exits_zero(self):
         code, out, _ = self._run(train, "--helpfull")

@@ -69,6 +69,8 @@ class MultiWorkerTest(tf.test.TestCase):
                 self.assertEqual(proc.returncode, 0, f"{name} failed:\n{f.read()[-3000:]}")
         # The chief voted at step 6 (its second check): both stopped there, in step.
         self.assertEqual(tf.train.load_variable(model_dir, "global_step"), 6)
+        # The original's stop variable holds the votes' sum: the chief's one replica.
+        self.assertEqual(tf.train.load_variable(model_dir, "signal_early_stopping/STOP"), 1)
         self.assertAllEqual(np.load(os.path.join(out_dir, "chief0.npy")),
                             np.load(os.path.join(out_dir, "worker0.npy")))
 
