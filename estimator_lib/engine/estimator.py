@@ -1,15 +1,13 @@
 """Estimator: train, evaluate, predict and export a model_fn, one graph per call."""
 
 import copy
-import inspect
-import os
-import tempfile
 from typing import Callable, Iterable, Optional
 
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.checkpoint import graph_view
 
+from estimator_lib.engine import construction
 from estimator_lib.engine import evaluation
 from estimator_lib.graph import predictions as predictions_lib
 from estimator_lib.graph import warm_starting
@@ -31,10 +29,6 @@ from estimator_lib.training import session as session_lib
 from estimator_lib.training.train_model import train_model
 
 logging = tf.compat.v1.logging
-
-# Members a subclass may override (the original forbade overriding the rest).
-_OVERRIDABLE = frozenset(["latest_checkpoint"])
-
 
 def _check_positive(name, value):
     if value is not None and value <= 0:
@@ -71,12 +65,12 @@ class Estimator:
     def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
                  warm_start_from=None):
-        _assert_members_are_not_overridden(type(self))
-        _check_config_type(config)  # first, as the original
+        construction.assert_members_are_not_overridden(type(self))
+        construction.check_config_type(config)  # first, as the original
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
-        self._config = resolve_config(config, model_dir)
+        self._config = construction.resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         tf.io.gfile.makedirs(self._model_dir)
         self._session_config = self._config.session_config or get_default_session_config()
@@ -360,55 +354,3 @@ class Estimator:
 
     def _call_model_fn(self, features, labels, mode, config):
         return self._model.call_model_fn(features, labels, mode, config)
-
-
-def _check_config_type(config):
-    if config is not None and not isinstance(config, RunConfig):
-        raise ValueError(
-            "config must be an instance of `RunConfig`, but provided "
-            f"{type(config).__name__}.")
-
-
-def resolve_config(config, model_dir):
-    """RunConfig with model_dir settled (argument, config, or a new temporary folder).
-
-    `model_dir=''` means no model_dir, as in the original.
-    """
-    _check_config_type(config)
-    if config is None:
-        logging.info("Using default config.")
-        config = RunConfig()
-    if model_dir is not None and not os.fspath(model_dir):
-        model_dir = None
-    if model_dir is not None:
-        model_dir = os.fspath(model_dir)
-        if config.model_dir is not None and config.model_dir != model_dir:
-            raise ValueError(
-                "`model_dir` are set both in constructor and `RunConfig`, but with different "
-                f"values. In constructor: '{model_dir}', in `RunConfig`: "
-                f"'{config.model_dir}'.")
-        config = config.replace(model_dir=model_dir)
-    elif config.model_dir is None:
-        model_dir = tempfile.mkdtemp()
-        logging.warning("Using temporary folder as model directory: %s", model_dir)
-        config = config.replace(model_dir=model_dir)
-    return config
-
-
-def _assert_members_are_not_overridden(cls):
-    # The nearest API class (Estimator, or EstimatorV1 for the v1 classes) fixes the
-    # members; the original checked each subclass against its own API class too.
-    base = next(klass for klass in cls.__mro__ if vars(klass).get("_ESTIMATOR_API_CLASS"))
-    if cls is base:
-        return
-    for name in dir(base):
-        if name.startswith("_") or name in _OVERRIDABLE:
-            continue
-        member = inspect.getattr_static(base, name)
-        for klass in cls.__mro__:
-            if klass is base:
-                break
-            if name in vars(klass) and vars(klass)[name] is not member:
-                raise ValueError(
-                    f"Subclasses of Estimator cannot override members of Estimator. {cls} "
-                    f"does override {name}.")

@@ -20,7 +20,7 @@ import tf_keras
 from estimator_lib.core import environment
 from estimator_lib.core import keras_switch as _keras_switch
 from estimator_lib.engine.estimator import Estimator
-from estimator_lib.engine.estimator import resolve_config
+from estimator_lib.engine.construction import resolve_config
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import cloning

@@ -1,0 +1,69 @@
+"""The Estimator's construction rules, as the original's: the config and model_dir it
+settles on, and the public members a subclass may not override."""
+
+import inspect
+import os
+import tempfile
+
+import tensorflow as tf
+
+from estimator_lib.core.run_config import RunConfig
+
+logging = tf.compat.v1.logging
+
+# Members a subclass may override (the original forbade overriding the rest).
+_OVERRIDABLE = frozenset(["latest_checkpoint"])
+
+
+def check_config_type(config) -> None:
+    """Raises the original's ValueError unless `config` is None or a RunConfig."""
+    if config is not None and not isinstance(config, RunConfig):
+        raise ValueError(
+            "config must be an instance of `RunConfig`, but provided "
+            f"{type(config).__name__}.")
+
+
+def resolve_config(config, model_dir):
+    """RunConfig with model_dir settled (argument, config, or a new temporary folder).
+
+    `model_dir=''` means no model_dir, as in the original.
+    """
+    check_config_type(config)
+    if config is None:
+        logging.info("Using default config.")
+        config = RunConfig()
+    if model_dir is not None and not os.fspath(model_dir):
+        model_dir = None
+    if model_dir is not None:
+        model_dir = os.fspath(model_dir)
+        if config.model_dir is not None and config.model_dir != model_dir:
+            raise ValueError(
+                "`model_dir` are set both in constructor and `RunConfig`, but with different "
+                f"values. In constructor: '{model_dir}', in `RunConfig`: "
+                f"'{config.model_dir}'.")
+        config = config.replace(model_dir=model_dir)
+    elif config.model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        logging.warning("Using temporary folder as model directory: %s", model_dir)
+        config = config.replace(model_dir=model_dir)
+    return config
+
+
+def assert_members_are_not_overridden(cls) -> None:
+    """Raises the original's ValueError when `cls` overrides a public Estimator member."""
+    # The nearest API class (Estimator, or EstimatorV1 for the v1 classes) fixes the
+    # members; the original checked each subclass against its own API class too.
+    base = next(klass for klass in cls.__mro__ if vars(klass).get("_ESTIMATOR_API_CLASS"))
+    if cls is base:
+        return
+    for name in dir(base):
+        if name.startswith("_") or name in _OVERRIDABLE:
+            continue
+        member = inspect.getattr_static(base, name)
+        for klass in cls.__mro__:
+            if klass is base:
+                break
+            if name in vars(klass) and vars(klass)[name] is not member:
+                raise ValueError(
+                    f"Subclasses of Estimator cannot override members of Estimator. {cls} "
+                    f"does override {name}.")
