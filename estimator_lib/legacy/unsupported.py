@@ -1,9 +1,10 @@
 """What estimator_lib does not re-provide, each with the alternative to use instead.
 
-BoostedTrees*, the RNN estimators, LinearSDCA and KMeans are classes here so that
+BoostedTrees* and the RNN estimators are classes here so that
 legacy code importing or even subclassing them still loads; building one raises a
 NotImplementedError naming what to use instead (the other canned estimators, the
-heads and TPUEstimator are re-provided: estimator_lib.canned, .head, .tpu).
+heads, TPUEstimator, KMeans and LinearSDCA are re-provided: estimator_lib.canned, .head,
+.tpu).
 `UNSUPPORTED` lists every such name with its
 alternative; docs/MIGRATION.md shows the same table.
 """
@@ -16,23 +17,18 @@ _TREES = ("TensorFlow Decision Forests (`tensorflow_decision_forests.keras."
           "GradientBoostedTreesModel`) trained with `model.fit`")
 _RNN = ("a tf.keras model with tf.keras.layers.LSTM or GRU through "
         "`estimator_lib.model_to_estimator` or `model.fit`")
-_KMEANS = "a custom model_fn for `estimator_lib.Estimator`, or scikit-learn's KMeans"
-_SDCA = "`tf.keras.experimental.LinearModel` with a Keras optimizer"
 
 # (API name, alternative) for every class this module defines.
 _CLASSES: Tuple[Tuple[str, str], ...] = (
     ("BoostedTreesClassifier", _TREES), ("BoostedTreesRegressor", _TREES),
     ("BoostedTreesEstimator", _TREES),
     ("RNNClassifier", _RNN), ("RNNEstimator", _RNN),
-    ("LinearSDCA", _SDCA), ("KMeans", _KMEANS),
 )
 
 # Where each name lived in the original API (tf.estimator unless listed).
 _LOCATIONS: Dict[str, str] = {
     "RNNClassifier": "tf.estimator.experimental",
     "RNNEstimator": "tf.estimator.experimental",
-    "LinearSDCA": "tf.estimator.experimental",
-    "KMeans": "tf.compat.v1.estimator.experimental",
 }
 
 
@@ -70,5 +66,5 @@ UNSUPPORTED: Dict[str, str] = dict(
 
 # Class names by the namespace they belong in, for estimator_lib.compat.
 CANNED_NAMES = tuple(name for name, _ in _CLASSES if name not in _LOCATIONS)
-EXPERIMENTAL_NAMES = ("RNNClassifier", "RNNEstimator", "LinearSDCA")
-V1_EXPERIMENTAL_NAMES = EXPERIMENTAL_NAMES + ("KMeans",)
+EXPERIMENTAL_NAMES = ("RNNClassifier", "RNNEstimator")
+V1_EXPERIMENTAL_NAMES = EXPERIMENTAL_NAMES
