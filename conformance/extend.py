@@ -34,7 +34,7 @@ SHARED = os.path.join(REPO, "..", "shared", "conformance")
 PKG = "tensorflow_estimator/python/estimator"
 
 # The canned/, head/ and tpu/ test files of later/ for the parts estimator_lib builds (not
-# kmeans, timeseries, linear_optimizer/SDCA: not re-implemented).
+# timeseries: not re-implemented).
 LATER_FILES = [
     "canned/baseline_estimator_test.py", "canned/baseline_test.py",
     "canned/dnn_estimator_test.py", "canned/dnn_linear_combined_estimator_test.py",
@@ -55,6 +55,12 @@ LATER_FILES = [
     "tpu/tpu_estimator_input_v2_test.py", "tpu/tpu_estimator_integration_test.py",
     "tpu/tpu_estimator_gradients_test.py", "tpu/tpu_estimator_model_parallelism_test.py",
     "tpu/tpu_estimator_embedding_test.py", "tpu/tpu_enqueue_sequence_test.py",
+    # KMeans and LinearSDCA. kmeans_test.py imports scikit-learn (for its benchmark only):
+    # both sides need it importable (e.g. `pip install --target DIR scikit-learn` and DIR
+    # on PYTHONPATH).
+    "canned/kmeans_test.py", "canned/linear_optimizer/python/sdca_test.py",
+    "canned/linear_optimizer/python/utils/sdca_ops_test.py",
+    "canned/linear_optimizer/python/utils/sharded_mutable_dense_hashtable_test.py",
 ]
 
 # Test-only helpers shipped beside the original's canned tests (assert_close, checkpoint

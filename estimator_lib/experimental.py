@@ -1,8 +1,10 @@
-"""The `tf.estimator.experimental` names: early stopping, in-training evaluation, helpers."""
+"""The `tf.estimator.experimental` names: early stopping, in-training evaluation, helpers,
+LinearSDCA."""
 
 # pylint: disable=unused-import
 from estimator_lib.canned.rnn import RNNClassifier  # noqa: F401
 from estimator_lib.canned.rnn import RNNEstimator  # noqa: F401
+from estimator_lib.canned.linear_sdca import LinearSDCA  # noqa: F401
 from estimator_lib.export.receivers import build_raw_supervised_input_receiver_fn  # noqa: F401
 from estimator_lib.hooks.early_stopping import InMemoryEvaluatorHook  # noqa: F401
 from estimator_lib.hooks.early_stopping import make_early_stopping_hook  # noqa: F401

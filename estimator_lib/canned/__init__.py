@@ -34,6 +34,7 @@ from estimator_lib.canned.baseline import BaselineRegressorV2
 from estimator_lib.canned import baseline as _baseline
 from estimator_lib.canned import dnn as _dnn
 from estimator_lib.canned import dnn_linear_combined as _dnn_linear_combined
+from estimator_lib.canned import kmeans as _kmeans
 from estimator_lib.canned import linear as _linear
 
 _KINDS = ("DNN", "Linear", "DNNLinearCombined", "Baseline")
@@ -49,6 +50,7 @@ TF_COMPAT_V1_ESTIMATOR = {f"{kind}{role}": getattr(_MODULE_OF[kind], f"{kind}{ro
 TF_COMPAT_V1_ESTIMATOR_EXPERIMENTAL = {
     "dnn_logit_fn_builder": _dnn.dnn_logit_fn_builder,
     "linear_logit_fn_builder": _linear.linear_logit_fn_builder,
+    "KMeans": _kmeans.KMeansClustering,
 }
 # The original's module paths -> ours (tensorflow_estimator.python.estimator.canned.*).
 MODULES = {f"tensorflow_estimator.python.estimator.canned.{name}": f"estimator_lib.canned.{name}"

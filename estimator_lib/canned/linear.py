@@ -4,7 +4,8 @@ Variables are the original's: `linear/linear_model/<column>/weights` and
 `linear/linear_model/bias_weights`. v2 classes build the Keras `LinearModel`
 below and train with a tf_keras legacy optimizer (Ftrl by default); v1 classes
 build in variable scope `linear` (with the original's partitioner) and train with
-a tf.compat.v1 optimizer.
+a tf.compat.v1 optimizer. With `optimizer=LinearSDCA(...)` (binary classification or
+one-dimensional regression) both train with SDCA instead (linear_sdca.py).
 """
 
 from typing import Sequence
@@ -21,6 +22,9 @@ from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 from estimator_lib.canned.bound_model_fn import bind_model_fn
+from estimator_lib.canned.linear_sdca import LinearSDCA
+from estimator_lib.canned.linear_sdca import check_sdca_arguments
+from estimator_lib.canned.linear_sdca import sdca_model_fn
 # The linear model; its public names are this module's too, as in the original.
 from estimator_lib.canned.linear_model import LEARNING_RATE
 from estimator_lib.canned.linear_model import LinearModel  # noqa: F401
@@ -37,6 +41,8 @@ def _linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer
     """The v2 linear model_fn: LinearModel `linear/linear_model`, a tf_keras optimizer."""
     del config
     feature_inputs.check_features(features, feature_columns)
+    if isinstance(optimizer, LinearSDCA):
+        return sdca_model_fn(features, labels, mode, head, feature_columns, optimizer)
     logits, variables = linear_logits_v2(
         features, units=head.logits_dimension, feature_columns=feature_columns,
         sparse_combiner=sparse_combiner)
@@ -59,6 +65,8 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
         max_partitions=num_ps_replicas, min_slice_size=64 << 20)
     with tf.compat.v1.variable_scope("linear", values=tuple(features.values()),
                                      partitioner=partitioner):
+        if isinstance(optimizer, LinearSDCA):
+            return sdca_model_fn(features, labels, mode, head, feature_columns, optimizer)
         logits = linear_logit_fn_builder(
             units=head.logits_dimension, feature_columns=feature_columns,
             sparse_combiner=sparse_combiner)(features)
@@ -78,7 +86,9 @@ def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2, **v1_args):
     """The checked keyword arguments of the model_fn (all but the head and the batch)."""
     feature_columns = canned_args.feature_columns(feature_columns, v2=v2)
     canned_args.sparse_combiner(sparse_combiner)
-    _refuse_sdca(optimizer)
+    if isinstance(optimizer, LinearSDCA):
+        return dict(feature_columns=feature_columns, optimizer=optimizer,
+                    sparse_combiner=sparse_combiner, **v1_args)
     if v2:
         optimizers.check_optimizer_name(optimizer)
         # The default optimizer (None) is made per graph in the model_fn.
@@ -90,13 +100,6 @@ def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2, **v1_args):
                 sparse_combiner=sparse_combiner, **v1_args)
 
 
-def _refuse_sdca(optimizer) -> None:
-    if type(optimizer).__name__ == "LinearSDCA":
-        raise ValueError(
-            "LinearSDCA is not supported by estimator_lib: use a gradient optimizer "
-            "('Ftrl', the default) or tf.keras.experimental.LinearModel.")
-
-
 class LinearClassifierV2(Estimator):
     """Linear classifier (tf.estimator.LinearClassifier).
 
@@ -106,8 +109,8 @@ class LinearClassifierV2(Estimator):
         n_classes: Number of classes (> 1).
         weight_column: A key or a numeric column giving example weights.
         label_vocabulary: String labels, in class-id order.
-        optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer
-            or a callable returning one.
+        optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer,
+            a callable returning one, or a `LinearSDCA` (binary classification).
         config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
@@ -119,6 +122,7 @@ class LinearClassifierV2(Estimator):
                  label_vocabulary=None, optimizer="Ftrl", config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
                  sparse_combiner="sum"):
+        check_sdca_arguments(optimizer, feature_columns, sparse_combiner, n_classes=n_classes)
         model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=True)
         head = heads.classifier_head_v2(n_classes, weight_column=weight_column,
                                         label_vocabulary=label_vocabulary,
@@ -137,6 +141,7 @@ class LinearClassifier(EstimatorV1):
                  label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
                  warm_start_from=None, loss_reduction=tf.compat.v1.losses.Reduction.SUM,
                  sparse_combiner="sum"):
+        check_sdca_arguments(optimizer, feature_columns, sparse_combiner, n_classes=n_classes)
         model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=False,
                                   partitioner=partitioner)
         head = heads.classifier_head_v1(n_classes, weight_column=weight_column,
@@ -153,6 +158,8 @@ class LinearRegressorV2(Estimator):
                  optimizer="Ftrl", config=None, warm_start_from=None,
                  loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
                  sparse_combiner="sum"):
+        check_sdca_arguments(optimizer, feature_columns, sparse_combiner,
+                             label_dimension=label_dimension)
         model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=True)
         head = heads.regression_head_v2(label_dimension=label_dimension,
                                         weight_column=weight_column,
@@ -167,6 +174,8 @@ class LinearRegressor(EstimatorV1):
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
                  loss_reduction=tf.compat.v1.losses.Reduction.SUM, sparse_combiner="sum"):
+        check_sdca_arguments(optimizer, feature_columns, sparse_combiner,
+                             label_dimension=label_dimension)
         model_args = _linear_args(feature_columns, optimizer, sparse_combiner, v2=False,
                                   partitioner=partitioner)
         head = heads.regression_head_v1(label_dimension=label_dimension,

@@ -85,6 +85,11 @@ class _LinearModelLayer(tf_keras.layers.Layer):
         self._state_manager = _StateManager(self, self.trainable)
         self.bias = None
 
+    @property
+    def state_manager(self):
+        """The columns' state (their weight variables), as LinearSDCA reads it."""
+        return self._state_manager
+
     def build(self, _):
         # get_variable under the layer's variable scope: the names are
         # <name>/<column>/weights and <name>/bias_weights, and a partitioner of

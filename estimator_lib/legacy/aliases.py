@@ -20,7 +20,7 @@ longer imports, so a legacy program stops at its first import. After
 Classes legacy libraries subclass at import time (SessionRunHook, Exporter,
 RunConfig, ...) are the library's own; so are the canned estimators, heads and
 TPUEstimator, whose module paths resolve to the real modules (module_aliases).
-What is not re-provided (BoostedTrees*, SDCA, KMeans) is importable and raises
+What is not re-provided (BoostedTrees*) is importable and raises
 NotImplementedError naming the alternative when built (legacy.unsupported). `install()` is idempotent; `uninstall()` undoes it.
 """
 
@@ -75,7 +75,7 @@ _EXPERIMENTAL = ("InMemoryEvaluatorHook", "make_early_stopping_hook",
                  "make_stop_at_checkpoint_step_hook", "read_eval_metrics",
                  "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
                  "stop_if_no_increase_hook", "build_raw_supervised_input_receiver_fn",
-                 "call_logit_fn")
+                 "call_logit_fn", "LinearSDCA")
 # tf.estimator.experimental only (the original exported them with v1=[]).
 _EXPERIMENTAL_V2 = ("RNNClassifier", "RNNEstimator")
 # export/export.py's helpers that its other modules (SavedModelEstimator) call.

@@ -19,10 +19,13 @@ from estimator_lib import tpu
 from estimator_lib.canned import baseline
 from estimator_lib.canned import dnn
 from estimator_lib.canned import dnn_linear_combined
+from estimator_lib.canned import kmeans
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
 from estimator_lib.canned import rnn
 from estimator_lib.canned import saved_model_estimator
+from estimator_lib.canned.linear_optimizer import sdca_ops
+from estimator_lib.canned.linear_optimizer import sharded_mutable_dense_hashtable
 from estimator_lib.head import base_head
 from estimator_lib.head import binary_class_head
 from estimator_lib.head import head_utils
@@ -80,6 +83,19 @@ def _v1_head_module() -> types.ModuleType:
     return module
 
 
+def _folder_package(path: str) -> types.ModuleType:
+    """An empty package for a folder of the original that has no module of ours.
+
+    `canned.linear_optimizer.python.utils` holds the SDCA modules; its three folders
+    must import for `from ...utils import sdca_ops` to.
+    """
+    name = "tensorflow_estimator.python.estimator." + path
+    module = types.ModuleType(name, "A folder of the original; see estimator_lib.compat.")
+    module.__path__ = []
+    module.__package__ = name
+    return module
+
+
 def real_modules() -> Dict[str, types.ModuleType]:
     """Path under `python.estimator.` -> the module it resolves to."""
     return {
@@ -89,6 +105,14 @@ def real_modules() -> Dict[str, types.ModuleType]:
         "canned.prediction_keys": prediction_keys, "canned.parsing_utils": parsing,
         "canned.head": _v1_head_module(), "canned.rnn": rnn,
         "canned.saved_model_estimator": saved_model_estimator,
+        "canned.kmeans": kmeans,
+        "canned.linear_optimizer": _folder_package("canned.linear_optimizer"),
+        "canned.linear_optimizer.python": _folder_package("canned.linear_optimizer.python"),
+        "canned.linear_optimizer.python.utils": _folder_package(
+            "canned.linear_optimizer.python.utils"),
+        "canned.linear_optimizer.python.utils.sdca_ops": sdca_ops,
+        "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable": (
+            sharded_mutable_dense_hashtable),
         "head.base_head": base_head, "head.binary_class_head": binary_class_head,
         "head.multi_class_head": multi_class_head, "head.multi_label_head": multi_label_head,
         "head.regression_head": regression_head, "head.multi_head": multi_head,

@@ -1,10 +1,9 @@
 """What estimator_lib does not re-provide, each with the alternative to use instead.
 
-BoostedTrees*, LinearSDCA and KMeans are classes here so that
-legacy code importing or even subclassing them still loads; building one raises a
-NotImplementedError naming what to use instead (the other canned estimators, the
-RNN estimators, the heads and TPUEstimator are re-provided: estimator_lib.canned,
-.head, .tpu).
+BoostedTrees* are classes here so that legacy code importing or even subclassing
+them still loads; building one raises a NotImplementedError naming what to use instead
+(the other canned estimators, the RNN estimators, KMeans, LinearSDCA, the heads and
+TPUEstimator are re-provided: estimator_lib.canned, .head, .tpu).
 `UNSUPPORTED` lists every such name with its
 alternative; docs/MIGRATION.md shows the same table.
 """
@@ -15,20 +14,15 @@ _MIGRATION = "See docs/MIGRATION.md in estimator_lib."
 
 _TREES = ("TensorFlow Decision Forests (`tensorflow_decision_forests.keras."
           "GradientBoostedTreesModel`) trained with `model.fit`")
-_KMEANS = "a custom model_fn for `estimator_lib.Estimator`, or scikit-learn's KMeans"
-_SDCA = "`tf.keras.experimental.LinearModel` with a Keras optimizer"
 
 # (API name, alternative) for every class this module defines.
 _CLASSES: Tuple[Tuple[str, str], ...] = (
     ("BoostedTreesClassifier", _TREES), ("BoostedTreesRegressor", _TREES),
     ("BoostedTreesEstimator", _TREES),
-    ("LinearSDCA", _SDCA), ("KMeans", _KMEANS),
 )
 
 # Where each name lived in the original API (tf.estimator unless listed).
 _LOCATIONS: Dict[str, str] = {
-    "LinearSDCA": "tf.estimator.experimental",
-    "KMeans": "tf.compat.v1.estimator.experimental",
 }
 
 
@@ -66,5 +60,5 @@ UNSUPPORTED: Dict[str, str] = dict(
 
 # Class names by the namespace they belong in, for estimator_lib.compat.
 CANNED_NAMES = tuple(name for name, _ in _CLASSES if name not in _LOCATIONS)
-EXPERIMENTAL_NAMES = ("LinearSDCA",)
-V1_EXPERIMENTAL_NAMES = EXPERIMENTAL_NAMES + ("KMeans",)
+EXPERIMENTAL_NAMES = ()
+V1_EXPERIMENTAL_NAMES = EXPERIMENTAL_NAMES

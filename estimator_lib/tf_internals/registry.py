@@ -138,7 +138,7 @@ PRIVATES: List[Private] = [
     _p(_FC + "feature_column_lib", None,
        ("canned/feature_inputs.py", "head/checks.py", "head/parsing.py"),
        "feature-column types and parse specs the original's heads and canned use"),
-    _p(_FC + "feature_column_v2", None, "canned/linear_model.py",
+    _p(_FC + "feature_column_v2", None, ("canned/linear_model.py", "canned/linear_sdca.py"),
        "the linear model's weighted sums, built as the original built them"),
     _p(_FC + "feature_column_v2", "_StateManagerImpl", "canned/linear_model.py",
        "the linear model's feature-column state, as the original"),
@@ -200,6 +200,11 @@ PRIVATES: List[Private] = [
     _p(_TF + "saved_model.builder_impl", "SavedModelBuilder._add_train_op",
        "tf_internals/saved_model_builder.py", "the TRAIN MetaGraph holds its train op",
        writes=True),
+    # ------------------------------------------------------------ KMeans, LinearSDCA
+    _p(_TF + "ops.clustering_ops", None, "canned/kmeans.py",
+       "the original KMeans estimator's own graph builder, which TensorFlow still ships"),
+    _p(_TF + "ops.variables", None, "canned/linear_optimizer/partitioned_weights.py",
+       "PartitionedVariable weights of the SDCA model, as the original"),
     # ------------------------------------------------------------ TPU export
     _p(_TF + "framework.function", None, "tpu/tpu_inference.py",
        "the {serve, tpu} MetaGraph's TPUPartitionedCall function, as the original wrote it"),

@@ -235,8 +235,6 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
     @parameterized.parameters(
         ("tf.estimator.BoostedTreesClassifier", "Decision Forests"),
         ("tf.estimator.BoostedTreesRegressor", "Decision Forests"),
-        ("tf.estimator.experimental.LinearSDCA", "LinearModel"),
-        ("tf.compat.v1.estimator.experimental.KMeans", "custom model_fn"),
     )
     def test_unsupported_estimators_name_the_alternative(self, path, alternative):
         target = tf
