@@ -21,7 +21,7 @@ import tensorflow as tf
 from tensorflow.python.ops import clustering_ops
 # pylint: enable=g-direct-tensorflow-import
 
-from estimator_lib.engine.estimator import Estimator
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.export.receivers import PredictOutput
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.run_config import RunConfig
@@ -133,7 +133,7 @@ def _kmeans_model_fn(features, mode, config, *, num_clusters, initial_clusters,
         })
 
 
-class KMeansClustering(Estimator):
+class KMeansClustering(EstimatorV1):
     """K-means clustering (tf.compat.v1.estimator.experimental.KMeans).
 
     Example:

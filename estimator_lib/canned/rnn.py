@@ -31,8 +31,7 @@ from tensorflow.python.feature_column.sequence_feature_column import concatenate
 from estimator_lib.tf_internals import keras_layers
 from estimator_lib.canned import args as canned_args
 from estimator_lib.canned import optimizers
-from estimator_lib.engine.estimator import Estimator
-from estimator_lib.export.v1_export import ExportSavedModelV1
+from estimator_lib.engine.estimator_v1 import EstimatorV1
 from estimator_lib.head import binary_class_head
 from estimator_lib.head import multi_class_head
 from estimator_lib.head import sequential_head
@@ -63,15 +62,9 @@ _CELL_TYPES = {
 }
 
 
-class _UseDefault:
-    """`cell_type` not given: 'simple_rnn' unless `rnn_cell_fn` is."""
-
-    def __repr__(self):
-        return "USE_DEFAULT"
-
-
-# The original's marker for "no cell_type given" (compared by identity).
-USE_DEFAULT = _UseDefault()
+# The original's marker for "no cell_type given" ('simple_rnn' unless rnn_cell_fn is),
+# compared by identity; a plain object(), as the original's (signatures show its repr).
+USE_DEFAULT = object()
 
 
 def _single_rnn_cell(units: int, cell_type):
@@ -256,7 +249,7 @@ def _get_rnn_estimator_spec(features, labels, mode, head, rnn_model, optimizer,
         update_ops=rnn_model.updates, trainable_variables=rnn_model.trainable_variables)
 
 
-class RNNEstimator(ExportSavedModelV1, Estimator):
+class RNNEstimator(EstimatorV1):
     """An RNN over sequence feature columns with the head you give
     (tf.estimator.experimental.RNNEstimator).
 

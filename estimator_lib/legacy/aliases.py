@@ -34,6 +34,7 @@ import tensorflow as tf
 
 from estimator_lib.hooks import early_stopping
 from estimator_lib import canned
+from estimator_lib.canned import linear_sdca
 from estimator_lib.canned import rnn
 from estimator_lib.engine import estimator as estimator_module
 from estimator_lib.engine.estimator_v1 import EstimatorV1
@@ -90,6 +91,7 @@ experimental = types.SimpleNamespace(
         (early_stopping, _EXPERIMENTAL[:8]),
         (receivers, ("build_raw_supervised_input_receiver_fn",)),
         (model_fn, ("call_logit_fn",)),
+        (linear_sdca, ("LinearSDCA",)),
         (rnn, _EXPERIMENTAL_V2)) for name in names})
 
 

@@ -118,7 +118,7 @@ def _estimator_lib_names(v1_api: types.ModuleType, model_to_estimator) -> Dict[s
         dnn_logit_fn_builder=dnn.dnn_logit_fn_builder,
         linear_logit_fn_builder=linear.linear_logit_fn_builder,
         model_to_estimator=model_to_estimator,
-        KMeansClustering=_pending("canned.kmeans", "KMeansClustering", unsupported.KMeans),
+        KMeansClustering=_pending("canned.kmeans", "KMeansClustering"),
         RNNClassifier=_pending("canned.rnn", "RNNClassifier"),
         RNNEstimator=_pending("canned.rnn", "RNNEstimator"))
     return names

@@ -50,13 +50,8 @@ TEST_HELPERS = {
     for name in ("canned.dnn_testing_utils", "canned.linear_testing_utils",
                  "canned.v1.dnn_testing_utils_v1", "canned.v1.linear_testing_utils_v1")
 }
-# pending: implemented by another branch (drop these at merge).
-PENDING = {
-    **{_T + path: "pending: KMeans/LinearSDCA branch" for path in (
-        "canned.kmeans", "canned.linear_optimizer.python.utils.sdca_ops",
-        "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable")},
-    _T + "canned.linear:LinearSDCA": "pending: KMeans/LinearSDCA branch",
-}
+# pending: implemented by another branch (none left).
+PENDING = {}
 EXCEPTIONS = {**TPU_HARDWARE, **TF_REMOVED, **TEST_HELPERS, **PENDING}
 
 # Names that resolve to a refusal (NotImplementedError naming the alternative).

@@ -28,16 +28,8 @@ _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 # original's constructor signature).
 _IMPOSSIBLE = {}
 
-# PENDING, not exceptions: another helper is implementing these classes right now
-# (RNNClassifier/RNNEstimator, LinearSDCA, KMeans); until their branch is merged ours
-# are legacy.unsupported placeholders. The lead drops this list at that merge.
-_PENDING = frozenset([
-    "tf.estimator.experimental.RNNClassifier",
-    "tf.estimator.experimental.RNNEstimator",
-    "tf.estimator.experimental.LinearSDCA",
-    "tf.compat.v1.estimator.experimental.LinearSDCA",
-    "tf.compat.v1.estimator.experimental.KMeans",
-])
+# No pending classes left (RNN, LinearSDCA and KMeans landed).
+_PENDING = frozenset()
 
 
 def _generator():
@@ -132,8 +124,8 @@ class SignaturesTest(tf.test.TestCase):
                     checked += 1
         self.assertGreaterEqual(checked, 27)  # 14 v1 classes, 13 v2 ones.
 
-    def test_pending_classes_still_differ(self):
-        # When a pending class lands, it leaves this list (the lead drops the list).
+    def test_excepted_classes_still_differ(self):
+        # A class that comes to match the original leaves the lists.
         for path in sorted(_PENDING | set(_IMPOSSIBLE)):
             with self.subTest(path):
                 self.assertIn(path, self.original["classes"])
