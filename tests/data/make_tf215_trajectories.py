@@ -1,0 +1,52 @@
+"""Writes tests/data/tf215_trajectories.json with the ORIGINAL tf.estimator (TF 2.15.1).
+
+Run by hand only, in the throw-away venv described in tests/data/README.md:
+
+    TF_CPP_MIN_LOG_LEVEL=2 /tmp/tf215/bin/python tests/data/make_tf215_trajectories.py [NAME...]
+
+It runs every case of `trajectory_cases.CASES` (or the named ones, merged into
+the existing file) and records, per case, the `evaluate()` results and the
+[sum, sum |v|, sum v²] of every variable after `trajectory_cases.STEPS` steps.
+Numbers only: nothing of the original is copied.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import tensorflow as tf  # noqa: E402
+
+import trajectory_cases  # noqa: E402  (beside this file)
+
+OUT = os.path.join(HERE, "tf215_trajectories.json")
+
+
+def main(names):
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    cases = [c for c in trajectory_cases.CASES if not names or c["name"] in names]
+    record = {"tensorflow": tf.__version__, "steps": trajectory_cases.STEPS, "results": {}}
+    if names and os.path.exists(OUT):
+        with open(OUT) as f:
+            record = json.load(f)
+    work = tempfile.mkdtemp()
+    for case in cases:
+        print(case["name"], flush=True)
+        try:
+            result = trajectory_cases.run(case, work)
+        except Exception as e:  # pylint: disable=broad-except
+            # Recorded, not fatal: the table is meant to hold only cases that run.
+            print("FAILED", case["name"], repr(e), flush=True)
+            continue
+        record["results"][case["name"]] = dict(case=case, **result)
+    record["results"] = dict(sorted(record["results"].items()))
+    with open(OUT, "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
