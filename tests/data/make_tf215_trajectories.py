@@ -12,6 +12,7 @@ Numbers only: nothing of the original is copied.
 
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -23,6 +24,27 @@ import tensorflow as tf  # noqa: E402
 import trajectory_cases  # noqa: E402  (beside this file)
 
 OUT = os.path.join(HERE, "tf215_trajectories.json")
+
+
+def rounded(value):
+    """Numbers to 9 significant digits (the test compares to 1e-4): a smaller file."""
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return value
+
+
+def write(record):
+    record["results"] = dict(sorted(record["results"].items()))
+    text = json.dumps(rounded(record), indent=1, sort_keys=True)
+    # Lists of numbers on one line each: a shorter file, a readable diff.
+    text = re.sub(r"\[\s+([^\[\]{}]*?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]",
+                  text)
+    with open(OUT, "w") as f:
+        f.write(text + "\n")
 
 
 def main(names):
@@ -38,14 +60,12 @@ def main(names):
         try:
             result = trajectory_cases.run(case, work)
         except Exception as e:  # pylint: disable=broad-except
-            # Recorded, not fatal: the table is meant to hold only cases that run.
+            # Reported, not fatal (the other cases still record): the table is meant
+            # to hold only cases the original runs.
             print("FAILED", case["name"], repr(e), flush=True)
             continue
         record["results"][case["name"]] = dict(case=case, **result)
-    record["results"] = dict(sorted(record["results"].items()))
-    with open(OUT, "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write(record)
 
 
 if __name__ == "__main__":
