@@ -5,8 +5,9 @@ Run by hand only, in the throw-away venv described in tests/data/README.md:
     TF_CPP_MIN_LOG_LEVEL=2 /tmp/tf215/bin/python tests/data/make_tf215_trajectories.py [NAME...]
 
 It runs every case of `trajectory_cases.CASES` (or the named ones, merged into
-the existing file) and records, per case, the `evaluate()` results and the
-[sum, sum |v|, sum v²] of every variable after `trajectory_cases.STEPS` steps.
+the existing file) with `trajectory_runs.run` and records, per case, the
+variables it trained (`start`), the [sum, sum |v|, sum v²] of every variable
+after `trajectory_cases.STEPS` steps and, where the case says so, `evaluate()`.
 Numbers only: nothing of the original is copied.
 """
 
@@ -17,11 +18,12 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the repository root
 
 import tensorflow as tf  # noqa: E402
 
-import trajectory_cases  # noqa: E402  (beside this file)
+from tests.data import trajectory_cases  # noqa: E402
+from tests.data import trajectory_runs  # noqa: E402
 
 OUT = os.path.join(HERE, "tf215_trajectories.json")
 
@@ -58,7 +60,7 @@ def main(names):
     for case in cases:
         print(case["name"], flush=True)
         try:
-            result = trajectory_cases.run(case, work)
+            result = trajectory_runs.run(case, work)
         except Exception as e:  # pylint: disable=broad-except
             # Reported, not fatal (the other cases still record): the table is meant
             # to hold only cases the original runs.
