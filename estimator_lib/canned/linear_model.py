@@ -27,12 +27,15 @@ _pure_variable_scope = variable_scope._pure_variable_scope
 _StateManager = fc_v2._StateManagerImpl
 # pylint: enable=g-direct-tensorflow-import,protected-access
 
-# The original's learning rate for a name given without one, and the cap of
-# the default Ftrl's 1/sqrt(number of columns).
-LEARNING_RATE = 0.05
+# The original's (canned/linear.py) learning rate for an optimizer given by
+# name (the constructors' default is the name 'Ftrl'), and the cap of the Ftrl
+# made for `optimizer=None`: min(0.2, 1/sqrt(number of columns)).
+# tests/estimator_lib/trajectory_test.py pins both.
+LEARNING_RATE = 0.2
 
 
 def default_learning_rate(num_columns: int) -> float:
+    """The learning rate of the Ftrl the linear estimators make for `optimizer=None`."""
     return min(LEARNING_RATE, 1.0 / math.sqrt(num_columns))
 
 
