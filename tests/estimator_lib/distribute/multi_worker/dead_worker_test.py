@@ -15,6 +15,7 @@ import pytest
 import tensorflow as tf
 
 from estimator_lib.distribute import strategies
+from estimator_lib.distribute import job_shape
 from estimator_lib.training import session as session_lib
 from tests.estimator_lib.distribute.multi_worker.launch import free_port
 from tests.estimator_lib.distribute.multi_worker.launch import kill_all
@@ -73,11 +74,15 @@ class OperationTimeoutTest(tf.test.TestCase):
         with tf.Graph().as_default():
             tf.compat.v1.train.get_or_create_global_step()
             never_filled = tf.queue.FIFOQueue(1, tf.float32).dequeue()
+            job = job_shape.JobShape(
+                mode=job_shape.MULTI_WORKER if cluster else job_shape.LOCAL, strategy=None,
+                device_fn=None, initializes=True, writes=True, cluster=cluster,
+                session_config=tf.compat.v1.ConfigProto(operation_timeout_in_ms=100),
+                master="")
             with session_lib.training_session(
-                    model_dir=model_dir, restore_from=None, initializes=True,
-                    scaffold=tf.compat.v1.train.Scaffold(), master="",
-                    config=tf.compat.v1.ConfigProto(operation_timeout_in_ms=100),
-                    hooks=[], max_wait_secs=10, cluster=cluster) as session:
+                    job, model_dir=model_dir, restore_from=None,
+                    scaffold=tf.compat.v1.train.Scaffold(), hooks=[],
+                    max_wait_secs=10) as session:
                 session.run(never_filled)
 
     def test_a_run_past_the_deadline_names_the_unreachable_task(self):
