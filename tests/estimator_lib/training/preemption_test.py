@@ -14,7 +14,7 @@ import threading
 import tensorflow as tf
 
 import estimator_lib as el
-from estimator_lib.training import checkpoints
+from estimator_lib.graph import restore
 from estimator_lib.training import model_dir_lock
 from estimator_lib.training import preemption
 from tests.estimator_lib import testing
@@ -50,12 +50,12 @@ class PreemptionTest(tf.test.TestCase):
         self.assertEqual(stopped.exception.step, 3)
         self.assertIn("Training stopped by SIGTERM: checkpoint at step 3 written", str(
             stopped.exception))
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 3)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 3)
         self.assertFalse(os.path.exists(
             os.path.join(estimator.model_dir, model_dir_lock.LOCK_NAME)))
         self.assertEqual({s: signal.getsignal(s) for s in preemption.SIGNALS}, before)
         estimator.train(testing.train_input_fn(), max_steps=5)  # Resumes from step 3.
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 5)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 5)
 
     def test_sigint_raises_keyboard_interrupt_after_the_checkpoint(self):
         estimator = self._estimator()
@@ -66,7 +66,7 @@ class PreemptionTest(tf.test.TestCase):
         self.assertIsInstance(stopped.exception, preemption.Interrupted)
         self.assertEqual(str(stopped.exception), "Training stopped by SIGINT: checkpoint at "
                          f"step 2 written in {estimator.model_dir}, model_dir lock released.")
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 2)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 2)
         self.assertEqual({s: signal.getsignal(s) for s in preemption.SIGNALS}, before)
 
     def test_sigint_set_to_the_default_action_exits_130(self):
@@ -89,7 +89,7 @@ class PreemptionTest(tf.test.TestCase):
             self.assertIs(signal.getsignal(signal.SIGINT), signal.SIG_IGN)
         finally:
             signal.signal(signal.SIGINT, previous)
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 4)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 4)
 
     def test_handlers_are_restored_when_train_raises(self):
         class _Fails(tf.compat.v1.train.SessionRunHook):
@@ -141,13 +141,13 @@ class PreemptionTest(tf.test.TestCase):
         thread.join()
         self.assertEqual(errors, [])
         self.assertEqual(seen, [before, before])
-        self.assertEqual(checkpoints.global_step_of(estimator.model_dir), 2)
+        self.assertEqual(restore.global_step_of(estimator.model_dir), 2)
 
 
 _PROGRAM = textwrap.dedent("""
     import os, signal, sys
     import estimator_lib as el
-    from estimator_lib.training import checkpoints
+    from estimator_lib.graph import restore
     from tests.estimator_lib import testing
     import tensorflow as tf
 
@@ -176,7 +176,7 @@ _PROGRAM = textwrap.dedent("""
     # 2. Its own SIGTERM handler, which returns.
     calls = []
     def on_sigterm(signum, frame):
-        calls.append(checkpoints.global_step_of(os.path.join(root, "returns")))
+        calls.append(restore.global_step_of(os.path.join(root, "returns")))
     signal.signal(signal.SIGTERM, on_sigterm)
     train(os.path.join(root, "returns"), signal.SIGTERM)
     print("train returned; handler calls", calls)
@@ -185,7 +185,7 @@ _PROGRAM = textwrap.dedent("""
     # 3. Its own SIGTERM handler, which exits.
     def exit_on_sigterm(signum, frame):
         print("handler called with", signal.Signals(signum).name, "after checkpoint step",
-              checkpoints.global_step_of(os.path.join(root, "exits")))
+              restore.global_step_of(os.path.join(root, "exits")))
         sys.stdout.flush()
         sys.exit(7)
     signal.signal(signal.SIGTERM, exit_on_sigterm)
@@ -220,7 +220,7 @@ class SignalProgramTest(tf.test.TestCase):
             "caught KeyboardInterrupt: Training stopped by SIGINT: checkpoint at step 3 "
             f"written in {model_dir}, model_dir lock released.",
             "SIGINT handler restored True"], self.result.stderr[-3000:])
-        self.assertEqual(checkpoints.global_step_of(model_dir), 3)
+        self.assertEqual(restore.global_step_of(model_dir), 3)
 
     def test_when_the_programs_handler_returns_train_returns(self):
         self.assertEqual(self.lines[2:4], ["train returned; handler calls [3]",
@@ -231,7 +231,7 @@ class SignalProgramTest(tf.test.TestCase):
         model_dir = os.path.join(self.root, "exits")
         self.assertEqual(self.result.returncode, 7, self.result.stderr[-3000:])
         self.assertEqual(self.lines[4:], ["handler called with SIGTERM after checkpoint step 3"])
-        self.assertEqual(checkpoints.global_step_of(model_dir), 3)
+        self.assertEqual(restore.global_step_of(model_dir), 3)
         self.assertFalse(os.path.exists(os.path.join(model_dir, model_dir_lock.LOCK_NAME)))
 
 
