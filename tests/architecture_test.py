@@ -17,13 +17,13 @@ import re
 import unittest
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_LIBRARY = os.path.join(_REPO, "estimator_lib")
+_LIBRARY = os.path.join(_REPO, "src", "estimator_lib")
 _DOC = os.path.join(_REPO, "docs", "architecture.md")
 _PUBLIC_FACE = {"__init__.py", "_api.py", "_lazy_api.py", "compat.py", "experimental.py",
                 "run.py"}
 
 
-def _library_sources(skip=("bin",)):
+def _library_sources(skip=("bin", "datasets", "flags")):
     for directory, _, files in os.walk(_LIBRARY):
         relative_dir = os.path.relpath(directory, _LIBRARY)
         if relative_dir.split(os.sep)[0] in skip:
@@ -49,6 +49,7 @@ class ArchitectureDocTest(unittest.TestCase):
         self.assertGreater(len(named), 20)
         missing = [p for p in named
                    if not os.path.exists(os.path.join(_REPO, p))
+                   and not os.path.exists(os.path.join(_REPO, "src", p))
                    and not os.path.exists(os.path.join(_LIBRARY, p))
                    and not os.path.exists(os.path.join(_REPO, "tests", p))]
         self.assertEqual(missing, [])

@@ -12,9 +12,9 @@ import os
 import unittest
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_TOP_FOLDERS = ("estimator_lib", "datasets", "flags", "tests", "bench", "conformance")
-# Installed package -> the repository folder holding it (setup.cfg's package_dir).
-_MAPPED = {"estimator_lib.datasets": "datasets", "estimator_lib.flags": "flags"}
+_TOP_FOLDERS = ("src", "tests", "bench", "conformance")
+# The folder holding the installed packages (setup.cfg's package_dir: a src/ layout).
+_SRC = "src"
 
 
 def _targets():
@@ -46,6 +46,11 @@ def _python_files():
                     yield os.path.relpath(os.path.join(directory, name), _ROOT)
 
 
+def _folder_of(top_level):
+    """The repository folder a top-level package's folder sits in."""
+    return _SRC if top_level == "estimator_lib" else ""
+
+
 def _imported_modules(path):
     with open(os.path.join(_ROOT, path)) as f:
         tree = ast.parse(f.read(), path)
@@ -61,8 +66,7 @@ def _imported_modules(path):
 
 def _is_module(name):
     parts = name.split(".")
-    folder = os.path.join(_ROOT, _MAPPED.get(".".join(parts[:2]), parts[0]), *parts[2:]) \
-        if ".".join(parts[:2]) in _MAPPED else os.path.join(_ROOT, *parts)
+    folder = os.path.join(_ROOT, _folder_of(parts[0]), *parts)
     return os.path.exists(folder + ".py") or os.path.exists(os.path.join(folder, "__init__.py"))
 
 
@@ -94,7 +98,7 @@ class BuildFileTest(unittest.TestCase):
             parts = module.split(".")
             for length in range(len(parts), 0, -1):
                 name = ".".join(parts[:length])
-                folder = _MAPPED.get(name, name.replace(".", os.sep))
+                folder = os.path.join(_folder_of(parts[0]), name.replace(".", os.sep))
                 for candidate in (folder + ".py", os.path.join(folder, "__init__.py")):
                     if candidate in self.owner:
                         return self.owner[candidate][0]
@@ -149,23 +153,24 @@ class SetupCfgTest(unittest.TestCase):
         config.read(os.path.join(_ROOT, "setup.cfg"))
         self.packages = config["options"]["packages"].split()
         self.package_dir = dict(
-            line.split(" = ") for line in config["options"]["package_dir"].strip().splitlines())
+            (part.strip() for part in line.split("=", 1))
+            for line in config["options"]["package_dir"].strip().splitlines())
 
     def test_installs_every_package_of_the_tree_and_only_under_estimator_lib(self):
         tree = set()
-        for folder, installed in [("estimator_lib", "estimator_lib")] + [
-                (f, p) for p, f in _MAPPED.items()]:
-            for directory, _, files in os.walk(os.path.join(_ROOT, folder)):
-                if "__init__.py" in files:
-                    relative = os.path.relpath(directory, os.path.join(_ROOT, folder))
-                    tree.add(installed if relative == "." else
-                             installed + "." + relative.replace(os.sep, "."))
+        for directory, _, files in os.walk(os.path.join(_ROOT, _SRC)):
+            if "__init__.py" in files:
+                tree.add(os.path.relpath(directory, os.path.join(_ROOT, _SRC)).replace(
+                    os.sep, "."))
         self.assertEqual(sorted(self.packages), sorted(tree))
         self.assertTrue(all(p == "estimator_lib" or p.startswith("estimator_lib.")
                             for p in self.packages), self.packages)
 
-    def test_maps_the_top_level_folders_into_the_namespace(self):
-        self.assertEqual(self.package_dir, _MAPPED)
+    def test_installs_from_a_src_layout(self):
+        """Only src/ holds packages: a folder named estimator_lib beside a script (a
+        clone's) can never be imported in place of the installed package."""
+        self.assertEqual(self.package_dir, {"": _SRC})
+        self.assertFalse(os.path.exists(os.path.join(_ROOT, "estimator_lib")))
 
 
 if __name__ == "__main__":

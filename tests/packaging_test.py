@@ -1,9 +1,10 @@
 """`pip install .` installs nothing top-level but `estimator_lib`, beside Hugging Face `datasets`.
 
-The repository keeps its `datasets/` and `flags/` folders at the top; setup.cfg
-installs them as `estimator_lib.datasets` and `estimator_lib.flags`. Before, the
+The package lives in `src/estimator_lib` (datasets and flags inside it). Before, the
 wheel installed top-level `datasets` and `flags` packages, overwriting Hugging Face
-`datasets` (among the most installed packages beside TensorFlow) file for file.
+`datasets` (among the most installed packages beside TensorFlow) file for file; and an
+editable install of a clone in a folder named `estimator_lib` lost, for a script saved
+beside that folder, to the folder itself (an empty namespace package).
 """
 
 import glob
@@ -79,6 +80,30 @@ class PackagingTest(unittest.TestCase):
              "datasets")
         self.assertFalse(os.path.exists(os.path.join(site, "datasets")))
         _run(python, "-c", "import estimator_lib.datasets as d; d.fashion_mnist.make_input_fn")
+
+    def test_an_editable_clone_named_estimator_lib_is_not_shadowed_by_its_folder(self):
+        """A script beside a clone's folder `estimator_lib` imports the installed package."""
+        work = os.path.join(self.tmp, "work")
+        clone = os.path.join(work, "estimator_lib")
+        shutil.copytree(_ROOT, clone, ignore=shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", "build", "tests", "bench", "runs"))
+        venv = os.path.join(self.tmp, "editable")
+        _run(sys.executable, "-m", "venv", "--without-pip", venv)
+        python = os.path.join(venv, "bin", "python")
+        site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+                    ).stdout.strip()
+        with open(os.path.join(site, "_deps.pth"), "w") as f:
+            f.write(sysconfig.get_paths()["purelib"] + "\n")
+        _run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
+             "--no-build-isolation", "--no-index", "-q", "-e", clone)
+        with open(os.path.join(work, "script.py"), "w") as f:
+            f.write("import estimator_lib\nprint(estimator_lib.__file__)\n")
+        printed = subprocess.run([python, "script.py"], capture_output=True, text=True,
+                                 timeout=300, check=False, cwd=work,
+                                 env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+        self.assertEqual(printed.returncode, 0, printed.stderr[-2000:])
+        self.assertEqual(printed.stdout.strip(),
+                         os.path.join(clone, "src", "estimator_lib", "__init__.py"))
 
     @staticmethod
     def _install_hugging_face_datasets(site):

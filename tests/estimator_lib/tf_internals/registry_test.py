@@ -16,7 +16,7 @@ from absl.testing import absltest
 
 from estimator_lib.tf_internals import registry
 
-_ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "estimator_lib")
+_ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "src", "estimator_lib")
 _PRIVATE_MODULES = ("tensorflow.python", "tensorflow.core", "tensorflow.compiler",
                     "tensorflow.tsl", "tf_keras.src", "keras.src")
 _TF_PACKAGES = ("tensorflow", "tf_keras", "keras")
