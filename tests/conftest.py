@@ -2,7 +2,14 @@
 
 Logical devices can be configured once per process, before TensorFlow
 initialises its runtime, so it happens here, at collection time.
+
+`pytest --quick` runs the representative subset listed in tests/quick.txt (what CI
+runs on Python 3.13, and tools/try_tf_nightly.sh on TensorFlow's nightly).
 """
+
+import os
+
+import pytest
 
 import estimator_lib  # noqa: F401  (sets TF_USE_LEGACY_KERAS before TensorFlow loads)
 import tensorflow as tf
@@ -14,7 +21,47 @@ tf.config.set_logical_device_configuration(
     _cpus[0], [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 
 
+_QUICK_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quick.txt")
+
+
+def quick_entries(path=_QUICK_LIST):
+    """tests/quick.txt's node ids (a file, or file::Class[::test]), comments dropped."""
+    with open(path) as f:
+        lines = (line.split("#", 1)[0].strip() for line in f)
+        return [line for line in lines if line]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true", default=False,
+                     help="run only the representative subset in tests/quick.txt "
+                          "(~5 min on 2 cores)")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under --quick, files the subset does not name are not even imported."""
+    if not config.getoption("--quick") or collection_path.suffix != ".py":
+        return None
+    root = str(config.rootpath)
+    relative = os.path.relpath(str(collection_path), root).replace(os.sep, "/")
+    if not relative.endswith("_test.py"):
+        return None
+    files = {entry.split("::", 1)[0] for entry in quick_entries()}
+    return None if relative in files else True
+
+
 def pytest_collection_modifyitems(config, items):
-    """Drops tf.test.TestCase's inherited `test_session` (a context manager, not a test)."""
-    del config
+    """Drops tf.test.TestCase's inherited `test_session` (a context manager, not a test),
+    and under --quick keeps only the subset (an entry that selects nothing is an error)."""
     items[:] = [item for item in items if item.name != "test_session"]
+    if not config.getoption("--quick"):
+        return
+    entries = quick_entries()
+    kept = [item for item in items
+            if any(item.nodeid == e or item.nodeid.startswith(e + "::") for e in entries)]
+    empty = [e for e in entries
+             if not any(item.nodeid == e or item.nodeid.startswith(e + "::") for item in kept)]
+    if empty:
+        raise pytest.UsageError(f"tests/quick.txt names what selects no test: {empty}")
+    kept_ids = {item.nodeid for item in kept}
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in kept_ids])
+    items[:] = kept

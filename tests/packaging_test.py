@@ -34,7 +34,7 @@ class PackagingTest(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp()
         source = os.path.join(cls.tmp, "source")  # A copy: building writes build/, egg-info.
         shutil.copytree(_ROOT, source, ignore=shutil.ignore_patterns(
-            ".venv", ".git", "__pycache__", "*.egg-info", "build", "tests", "bench", "runs"))
+            ".venv*", ".git", "__pycache__", "*.egg-info", "build", "tests", "bench", "runs"))
         _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
              "--no-index", "-q", "-w", os.path.join(cls.tmp, "dist"), source)
         cls.wheel = glob.glob(os.path.join(cls.tmp, "dist", "*.whl"))[0]
@@ -86,7 +86,7 @@ class PackagingTest(unittest.TestCase):
         work = os.path.join(self.tmp, "work")
         clone = os.path.join(work, "estimator_lib")
         shutil.copytree(_ROOT, clone, ignore=shutil.ignore_patterns(
-            ".venv", ".git", "__pycache__", "*.egg-info", "build", "tests", "bench", "runs"))
+            ".venv*", ".git", "__pycache__", "*.egg-info", "build", "tests", "bench", "runs"))
         venv = os.path.join(self.tmp, "editable")
         _run(sys.executable, "-m", "venv", "--without-pip", venv)
         python = os.path.join(venv, "bin", "python")

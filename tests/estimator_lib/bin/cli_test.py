@@ -27,7 +27,8 @@ from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin import scaling_benchmark
 from estimator_lib.bin import train
 
-pytestmark = pytest.mark.timeout(240)
+# Eleven binaries start at once in setUpClass: on 2 loaded cores that takes minutes.
+pytestmark = pytest.mark.timeout(600)
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -78,7 +79,7 @@ class CommandLineTest(tf.test.TestCase):
         processes = {key: _start(*value) for key, value in cases.items()}
         cls.results = {}
         for key, process in processes.items():
-            out, err = process.communicate(timeout=200)
+            out, err = process.communicate(timeout=540)
             cls.results[key] = (process.returncode, out, err)
 
     def _assert_one_line_error(self, key, binary, *patterns):
