@@ -27,7 +27,7 @@ class ScalingBenchmarkTest(tf.test.TestCase):
         if not absl_flags.FLAGS.is_parsed():
             absl_flags.FLAGS(["scaling_benchmark_test"])
 
-    @pytest.mark.timeout(240)
+    @pytest.mark.timeout(560)  # Two training processes: minutes on 2 loaded cores.
     def test_runs_each_count_in_its_own_process_and_writes_table_json_and_charts(self):
         output_dir = os.path.join(self.get_temp_dir(), "scaling")
         out = io.StringIO()
