@@ -48,7 +48,7 @@ class QuickSubsetTest(unittest.TestCase):
         command = ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && "
                    ".venv/bin/python -m pytest")
         self.assertIn("    " + command + "\n", readme)
-        self.assertIn(command, ci)
+        self.assertIn(command, [line.split(" || ")[0] for line in ci])
         self.assertTrue(any(".venv313/bin/python -m pytest --quick" in line for line in ci), ci)
 
 
