@@ -1,9 +1,13 @@
 """What estimator_lib does not re-provide, each with the alternative to use instead.
 
 BoostedTrees* are classes here so that legacy code importing or even subclassing
-them still loads; building one raises a NotImplementedError naming what to use instead
-(the other canned estimators, the RNN estimators, KMeans, LinearSDCA, the heads and
-TPUEstimator are re-provided: estimator_lib.canned, .head, .tpu).
+them still loads; building one raises a NotImplementedError naming what to use instead.
+They cannot be re-provided on this TensorFlow: tensorflow-estimator dropped them after
+2.8 (2.15's `tf.estimator` has no such names), and TensorFlow 2.15 and 2.21 define the
+`BoostedTrees*` ops but register no kernel for any of them (nor ship the TreeEnsemble
+proto), so neither the original nor a re-provision built on those ops can run here.
+The other canned estimators, the RNN estimators, KMeans, LinearSDCA, the heads and
+TPUEstimator are re-provided (estimator_lib.canned, .head, .tpu).
 `UNSUPPORTED` lists every such name with its
 alternative; docs/MIGRATION.md shows the same table.
 """
@@ -34,9 +38,10 @@ def _api_name(name: str) -> str:
 def message(name: str) -> str:
     """The NotImplementedError text for the unsupported API `name` (a class name here)."""
     alternative = dict(_CLASSES)[name]
-    return (f"{_api_name(name)} is not supported by estimator_lib: TensorFlow 2.16 removed "
-            f"it with tf.estimator, and estimator_lib re-provides the Estimator, the canned "
-            f"DNN/Linear/Baseline estimators and TPUEstimator, not this one. Use "
+    return (f"{_api_name(name)} is not supported by estimator_lib: tensorflow-estimator "
+            f"removed it after 2.8, and TensorFlow no longer registers kernels for the "
+            f"BoostedTrees* ops it runs on, so estimator_lib re-provides the Estimator, the "
+            f"canned DNN/Linear/Baseline estimators and TPUEstimator, not this one. Use "
             f"{alternative} instead. {_MIGRATION}")
 
 

@@ -245,6 +245,18 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
                                     rf"{alternative}"):
             target(hidden_units=[4], feature_columns=[])
 
+    def test_boosted_trees_refusal_states_why(self):
+        # The refusal stands because TensorFlow defines the BoostedTrees* ops but registers
+        # no kernel for them; if a TensorFlow brings the kernels back this fails, and the
+        # estimators could be re-provided on them.
+        with self.assertRaisesRegex(tf.errors.NotFoundError, "BoostedTreesBucketize"):
+            tf.raw_ops.BoostedTreesBucketize(float_values=[tf.constant([1.0])],
+                                            bucket_boundaries=[tf.constant([0.5])])
+        with self.assertRaisesRegex(tf.errors.NotFoundError, "BoostedTreesEnsembleResource"):
+            tf.raw_ops.BoostedTreesEnsembleResourceHandleOp()
+        self.assertRegex(unsupported.message("BoostedTreesEstimator"),
+                         r"removed it after 2\.8.*no longer registers kernels")
+
     def test_unsupported_classes_can_be_subclassed(self):
 
         class MyTrees(tf.estimator.BoostedTreesClassifier):  # What a legacy module does.
