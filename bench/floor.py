@@ -211,10 +211,10 @@ def _canned_setup(tf, el, model):
     wide, deep = canned_bench._columns(tf)  # pylint: disable=protected-access
     input_fn = canned_bench._input_fn(tf)  # pylint: disable=protected-access
     if model == "dnn":
-        return (el.DNNClassifier, {"hidden_units": [64, 32], "feature_columns": deep},
-                input_fn, f"DNNClassifier [64, 32], census-style, batch {canned_bench.BATCH}")
+        return (el.DNNClassifier, {"hidden_units": [100, 75, 50, 25], "feature_columns": deep},
+                input_fn, f"DNNClassifier [100, 75, 50, 25], census, batch {canned_bench.BATCH}")
     return (el.LinearClassifier, {"feature_columns": wide}, input_fn,
-            f"LinearClassifier, census-style, batch {canned_bench.BATCH}")
+            f"LinearClassifier, census, batch {canned_bench.BATCH}")
 
 
 def measure(model, devices, args):
