@@ -17,7 +17,8 @@ structure) and the summary ops every 100 steps.
 
 Models: `cnn` the seed CNN (custom model_fn, batch 512, 1 or 2 devices), `resnet` a
 small ResNet (3 stages of 1 basic block, 16/32/64 filters, 32x32x3, batch 64), and
-the canned `dnn` and `linear` (bench/canned.py's census-style columns, batch 256).
+the canned `dnn` and `linear` (bench/canned.py's census-style columns, batch 256);
+`tiny`, bench/steps_per_run.py's MLP (batch 32), prices the per-step fixed cost alone.
 
     python bench/floor.py --models=dnn,linear,cnn,resnet --devices=1,2 --rounds=5
 """
@@ -34,6 +35,7 @@ import provenance  # this folder
 _CNN_BATCH = 512
 _RESNET_BATCH = 64
 _EXAMPLES = 4096
+_FLOOR_LOOPS = 2  # floor, floor+fetches
 
 
 def _parse(argv):
@@ -44,6 +46,8 @@ def _parse(argv):
     parser.add_argument("--block", type=int, default=100,
                         help="steps per turn (a multiple of 100 keeps the 100-step "
                              "cadences at their rate)")
+    parser.add_argument("--heavy_block", type=int, default=20,
+                        help="steps per turn for cnn and resnet")
     parser.add_argument("--warm", type=int, default=50, help="estimator steps left out first")
     return parser.parse_args(argv)
 
@@ -217,22 +221,38 @@ def _canned_setup(tf, el, model):
             f"LinearClassifier, census, batch {canned_bench.BATCH}")
 
 
+def _tiny_setup(tf, el):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import steps_per_run  # pylint: disable=import-outside-toplevel
+    return (el.Estimator, {"model_fn": steps_per_run._model_fn},  # pylint: disable=protected-access
+            lambda: steps_per_run._dataset("x"),  # pylint: disable=protected-access
+            f"tiny MLP 4-16-2, batch {steps_per_run.BATCH}")
+
+
 def measure(model, devices, args):
     """One train() call alternating estimator_lib and the floor; a result dict."""
     import estimator_lib as el  # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     if model == "cnn":
         cls, kwargs, input_fn, label = _cnn_setup(tf, el, devices)
+    elif model == "tiny":
+        cls, kwargs, input_fn, label = _tiny_setup(tf, el)
     elif model == "resnet":
         cls, kwargs, input_fn, label = _resnet_setup(tf, el, devices)
     else:
         cls, kwargs, input_fn, label = _canned_setup(tf, el, model)
     strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(devices)])
                 if devices > 1 else None)
+    # Each turn of estimator_lib's is followed by one of each floor loop, all advancing
+    # the global step: the 100-step cadences (summaries, loss log, step counter) are
+    # scaled so that they still come once every 100 of estimator_lib's own steps.
+    cadence = 100 * (1 + _FLOOR_LOOPS)
     config = el.RunConfig(model_dir=tempfile.mkdtemp(prefix="floor_"), tf_random_seed=0,
-                          train_distribute=strategy)
+                          train_distribute=strategy, save_summary_steps=cadence,
+                          log_step_count_steps=cadence)
     timed = _Timed()
-    hook = _make_floor_hook(tf, block=args.block, rounds=args.rounds, warm=args.warm,
+    block = args.heavy_block if model in ("cnn", "resnet") else args.block
+    hook = _make_floor_hook(tf, block=block, rounds=args.rounds, warm=args.warm,
                             timed=timed)
     restore = _install_hook_timer(timed, hook)
     try:
@@ -240,7 +260,7 @@ def measure(model, devices, args):
     finally:
         restore()
     hooks_us = {key: seconds / hook.steps_timed * 1e6 for key, seconds in timed.seconds.items()}
-    return {"model": model, "devices": devices, "label": label,
+    return {"model": model, "devices": devices, "label": label, "block": block,
             "per_step": hook.per_step, "hooks_us": hooks_us}
 
 
@@ -280,7 +300,7 @@ def main(argv=None):
     started = provenance.start()
     devices = sorted({int(d) for d in args.devices.split(",")})
     import estimator_lib  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # noqa: E402  # pylint: disable=import-outside-toplevel
     tf.get_logger().setLevel("ERROR")
     _set_devices(tf, max(devices))
     results = []
@@ -291,8 +311,9 @@ def main(argv=None):
             results.append(measure(model, n, args))
             print(f"done {model} x{n}", file=sys.stderr, flush=True)
     print(provenance.line(started) + f"; TF {tf.__version__}; {args.rounds} rounds of "
-          f"{args.block} steps each side, after {args.warm} warm-up steps; medians "
-          "(min-max) over rounds, overhead taken within each round")
+          f"{args.block} steps (cnn, resnet: {args.heavy_block}) each side, after "
+          f"{args.warm} warm-up steps; medians (min-max) over rounds, overhead taken "
+          "within each round")
     print()
     print(report(results))
 

@@ -19,9 +19,10 @@ with no importable TensorFlow or no GPU it says so in one line and exits 0, unle
 import argparse
 import json
 import os
-import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import compare  # this folder
 import provenance  # this folder
@@ -120,7 +121,8 @@ def main(argv=None):
     rounds = plan_rounds(budget_secs=args.budget_secs, kind=kind, device_counts=device_counts,
                          steps=steps, secs_per_step=0.01 if kind == "gpu" else 0.1)
     warm = 10 if steps > 20 else 2
-    compare_dir = os.path.join(args.output_dir, "compare")
+    # compare.py's logs (one per run) stay out of the output folder: it holds three files.
+    compare_dir = tempfile.mkdtemp(prefix="gpu_scaling_")
     os.makedirs(args.output_dir, exist_ok=True)
     print(f"gpu_scaling: {kind} devices {device_counts}, {rounds} round(s) of "
           f"{len(_FRAMEWORKS)} frameworks, {steps} steps of batch {args.batch_size}",
@@ -131,6 +133,8 @@ def main(argv=None):
                   "--run_timeout=240", "--noupdate_docs", f"--output_dir={compare_dir}"])
     with open(os.path.join(compare_dir, "compare.json"), encoding="utf-8") as f:
         summary = {int(k): v for k, v in json.load(f)["summary"].items()}
+    for name in ("compare.md", "compare.json"):
+        shutil.copy(os.path.join(compare_dir, name), os.path.join(args.output_dir, name))
     table = scaling_table(summary, device_counts)
     loads = f"load average {started['load_before']:.1f} before, {os.getloadavg()[0]:.1f} after"
     header = (f"{provenance.line(started)}\n\nTensorFlow {found['tf']} (CUDA build: "
@@ -143,9 +147,8 @@ def main(argv=None):
         f.write(report)
     print()
     print(report)
-    print(f"gpu_scaling: wrote {os.path.join(args.output_dir, 'gpu_scaling.md')} "
-          f"(median per-step img/s on 1 device: "
-          f"{statistics.median([summary[1][fw]['per_step_img_per_sec'] for fw in _FRAMEWORKS if summary[1].get(fw, {}).get('ok_runs')] or [0]):,.0f})")
+    print(f"gpu_scaling: wrote gpu_scaling.md, compare.md, compare.json to {args.output_dir}; "
+          f"per-run logs in {compare_dir}")
     return 0
 
 

@@ -8,6 +8,8 @@ folder (PYTHONPYCACHEPREFIX) and one untimed process fills it first, as an insta
 package has its .pyc files; the module counts come from the same processes.
 
     python bench/startup_import.py --rounds=7
+    python bench/startup_import.py --baseline_src=/tmp/base/src   # also an older tree,
+        # interleaved (e.g. `git archive <commit> src | tar -x -C /tmp/base`)
 """
 
 import argparse
@@ -57,30 +59,44 @@ def _child(env):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--baseline_src", default=None,
+                        help="Another tree's src/ folder, measured in the same rounds.")
     args = parser.parse_args(argv)
     started = provenance.start()
-    cache = tempfile.mkdtemp(prefix="startup_pyc_")
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=cache, TF_CPP_MIN_LOG_LEVEL="3",
-               PYTHONPATH=os.path.join(_REPO, "src"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    _child(env)  # Untimed: writes the bytecode cache.
-    runs = [_child(env) for _ in range(args.rounds)]
-    print(provenance.line(started) + f"; {args.rounds} fresh processes after one that "
-          "cached the bytecode; seconds, median (min-max)")
+    trees = {"this tree": os.path.join(_REPO, "src")}
+    if args.baseline_src:
+        trees["baseline"] = os.path.abspath(args.baseline_src)
+    envs = {}
+    for name, src in trees.items():
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="startup_pyc_"),
+                   TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=src)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        _child(env)  # Untimed: writes the bytecode cache.
+        envs[name] = env
+    runs = {name: [] for name in trees}
+    for _ in range(args.rounds):
+        for name, env in envs.items():
+            runs[name].append(_child(env))
+    print(provenance.line(started) + f"; {args.rounds} interleaved rounds of fresh "
+          "processes, after one per tree that cached the bytecode; seconds, median (min-max)")
     print()
-    print("| import, in this order | seconds |")
-    print("|---|---:|")
+    print("| import, in this order | " + " | ".join(trees) + " |")
+    print("|---|" + "---:|" * len(trees))
     for key in _KEYS:
-        values = [r[key] for r in runs]
         label = key if key in ("tensorflow", "tf_keras", "estimator_lib") else (
             f"first read of estimator_lib.{key}")
-        print(f"| {label} | {statistics.median(values):.3f} ({min(values):.3f}-"
-              f"{max(values):.3f}) |")
-    last = runs[-1]
+        cells = []
+        for name in trees:
+            values = [r[key] for r in runs[name]]
+            cells.append(f"{statistics.median(values):.3f} ({min(values):.3f}-"
+                         f"{max(values):.3f})")
+        print(f"| {label} | " + " | ".join(cells) + " |")
     print()
-    print(f"`import estimator_lib` loaded {last['modules']} modules: "
-          f"{last['estimator_lib_modules']} of estimator_lib, {last['tf_keras_modules']} of "
-          "tf_keras.")
+    for name in trees:
+        last = runs[name][-1]
+        print(f"- {name}: `import estimator_lib` loaded {last['modules']} modules: "
+              f"{last['estimator_lib_modules']} of estimator_lib, {last['tf_keras_modules']} "
+              f"of tf_keras.")
 
 
 if __name__ == "__main__":
