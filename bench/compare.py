@@ -392,7 +392,10 @@ the same API, and Keras fit and the loop with the original model_to_estimator.
 The hand-written loop and Keras fit use tf_keras' Adam; the estimators use
 `tf.compat.v1.train.AdamOptimizer`, as the seed program does. Each Estimator
 run uses a default RunConfig (checkpoints at step 0 and at the end, summaries
-and step logging every 100 steps).
+and step logging every 100 steps). No framework computes a metric while training
+(Keras fit compiled with accuracy until issue 27, the tables before 2026-11-26).
+`--steps_per_call=N` runs each at N steps per call (steps_per_run,
+steps_per_execution, an in-graph loop); `--device_kind=gpu` on GPUs.
 """
 
 
