@@ -154,7 +154,9 @@ def _run_once(args, framework, devices, tag, scratch, *, extra_flags=(), prefix=
         # imports Keras 3 (and matplotlib): ~1 s that only the runs not importing
         # estimator_lib (which sets it) would pay. TF 2.15 has no tf_keras to switch to.
         env["TF_USE_LEGACY_KERAS"] = "1"
-    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # The repository (bench's helpers) and its src/ (estimator_lib, when not installed).
+    env["PYTHONPATH"] = os.pathsep.join(
+        [REPO, os.path.join(REPO, "src")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     launch = time.time()
     command = [python, *prefix, RUN_SCRIPT, f"--framework={framework}",
                f"--devices={devices}", f"--batch_size={args.batch_size}",
