@@ -6,8 +6,11 @@ bucketized, vocabulary, hashed, crossed and embedding columns; batch 256;
 processes (A B C ... A B C ...):
 
     estimator_lib   estimator_lib.canned.{DNN,Linear}ClassifierV2 (TF 2.21)
-    keras_fit       a tf_keras Model of the same layers (DenseFeatures + Dense),
-                    Model.fit on the same tf.data input (TF 2.21)
+    keras_fit       a tf_keras Model of the same model, Model.fit on the same
+                    tf.data input (TF 2.21): DNN, DenseFeatures + Dense layers;
+                    linear, one weight per category of each wide column looked up
+                    sparsely and summed plus a bias (embedding columns of dimension
+                    1, combiner "sum"), as LinearClassifier; no metric on any side
     original        tf.estimator.{DNN,Linear}Classifier (TF 2.15, --original_python)
     original_on_tf  the original's own {DNN,Linear}ClassifierV2 code on this venv's
                     TensorFlow (--original_source: its unpacked 2.15 wheel; see
@@ -83,6 +86,21 @@ def _input_fn(tf):
     return input_fn
 
 
+def _sum_and_bias_layer():
+    """A tf_keras layer: the sum of its inputs' last axis plus one trainable bias."""
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    import tf_keras  # pylint: disable=g-import-not-at-top
+
+    class SumAndBias(tf_keras.layers.Layer):
+        def build(self, input_shape):
+            self.bias = self.add_weight("bias", shape=(1,), initializer="zeros")
+
+        def call(self, inputs):
+            return tf.reduce_sum(inputs, axis=-1, keepdims=True) + self.bias
+
+    return SumAndBias()
+
+
 def run_one(impl, model, steps, t_launch, original_source=None):
     """One measured run in this process; prints a JSON line."""
     if impl == "original_on_tf":
@@ -108,9 +126,14 @@ def run_one(impl, model, steps, t_launch, original_source=None):
             out = tf_keras.layers.Dense(1)(net)
             opt = tf_keras.optimizers.legacy.Adagrad()
         else:
-            out = tf_keras.layers.DenseFeatures(
-                [tf.feature_column.indicator_column(c) for c in wide])(inputs)
-            out = tf_keras.layers.Dense(1)(out)
+            # The same model as LinearClassifier: one weight per category of each
+            # wide column, looked up sparsely and summed, plus a bias (embedding
+            # columns of dimension 1, combiner "sum"), not a dense one-hot input.
+            weights = tf_keras.layers.DenseFeatures(
+                [tf.feature_column.embedding_column(
+                    c, 1, combiner="sum", initializer=tf_keras.initializers.Zeros())
+                 for c in wide])(inputs)
+            out = _sum_and_bias_layer()(weights)
             opt = tf_keras.optimizers.legacy.Ftrl(learning_rate=0.05)
         km = tf_keras.Model(inputs, out)
         km.compile(opt, tf_keras.losses.BinaryCrossentropy(from_logits=True))

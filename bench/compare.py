@@ -77,6 +77,12 @@ def _parse(argv):
     parser.add_argument("--devices", default="1",
                         help="Comma-separated device counts: 1, 2 (2 = MirroredStrategy "
                              "over 2 logical CPU devices).")
+    parser.add_argument("--device_kind", default="cpu", choices=("cpu", "gpu"),
+                        help="gpu: the devices are GPUs, any count (bench/gpu_scaling.py).")
+    parser.add_argument("--steps_per_call", type=int, default=1,
+                        help="N steps per session run (RunConfig steps_per_run), per "
+                             "tf.function call (the loop) and per Keras execution "
+                             "(steps_per_execution): the peers at their fastest.")
     parser.add_argument("--repeats", type=int, default=3, help="Interleaved rounds.")
     parser.add_argument("--batch_size", type=int, default=512,
                         help="Global batch: examples per step over all devices.")
@@ -103,7 +109,7 @@ def _parse(argv):
                              "(first device count only; writes to --output_dir).")
     args = parser.parse_args([a.replace("--noupdate_docs", "--no-update_docs") for a in argv])
     args.devices = sorted({int(d) for d in args.devices.split(",") if d})
-    if not set(args.devices) <= {1, 2}:
+    if args.device_kind == "cpu" and not set(args.devices) <= {1, 2}:
         raise ValueError(f"`devices` must be 1 and/or 2. Received: devices={args.devices}.")
     frameworks = [f for f in args.frameworks.split(",") if f]
     unknown = sorted(set(frameworks) - set(FRAMEWORKS))
@@ -113,6 +119,14 @@ def _parse(argv):
     if args.repeats < 1:
         raise ValueError(f"`repeats` must be >= 1. Received: repeats={args.repeats}.")
     steps = args.examples // args.batch_size
+    if args.steps_per_call < 1 or steps % args.steps_per_call or (
+            args.warm_steps % args.steps_per_call):
+        raise ValueError(
+            f"`steps_per_call` must divide the {steps} steps and `warm_steps`. "
+            f"Received: steps_per_call={args.steps_per_call}, warm_steps={args.warm_steps}.")
+    if args.steps_per_call > 1 and args.original_python:
+        raise ValueError("`steps_per_call` > 1 has no original to compare with (the original "
+                         "RunConfig has no steps_per_run); leave out `original_python`.")
     if not 1 <= args.warm_steps < steps - 1:
         raise ValueError(
             f"`warm_steps` must be >= 1 and leave at least 2 measured steps of the {steps}. "
@@ -140,12 +154,16 @@ def _run_once(args, framework, devices, tag, scratch, *, extra_flags=(), prefix=
         # imports Keras 3 (and matplotlib): ~1 s that only the runs not importing
         # estimator_lib (which sets it) would pay. TF 2.15 has no tf_keras to switch to.
         env["TF_USE_LEGACY_KERAS"] = "1"
-    env["PYTHONPATH"] = REPO + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # The repository (bench's helpers) and its src/ (estimator_lib, when not installed).
+    env["PYTHONPATH"] = os.pathsep.join(
+        [REPO, os.path.join(REPO, "src")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     launch = time.time()
     command = [python, *prefix, RUN_SCRIPT, f"--framework={framework}",
                f"--devices={devices}", f"--batch_size={args.batch_size}",
                f"--examples={args.examples}", f"--launch_time={launch!r}",
-               f"--model_dir={model_dir}", f"--result={result_path}", *extra_flags]
+               f"--model_dir={model_dir}", f"--result={result_path}",
+               f"--device_kind={getattr(args, 'device_kind', 'cpu')}",
+               f"--steps_per_call={getattr(args, 'steps_per_call', 1)}", *extra_flags]
     with open(log_path, "w", encoding="utf-8") as log:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
@@ -184,6 +202,8 @@ def measure(raw, warm_steps):
     if steps != raw["steps_planned"]:
         return dict(raw, ok=False, error=f"{steps} steps run, {raw['steps_planned']} planned")
     measured = ends[-1] - ends[warm_steps - 1]
+    per_call = raw.get("steps_per_call", 1)
+    call_ends = ends[warm_steps - 1::per_call]
     return {
         "framework": raw["framework"], "devices": raw["devices"], "ok": True,
         "tf_version": raw["tf_version"], "steps": steps, "global_batch_size": batch,
@@ -192,8 +212,9 @@ def measure(raw, warm_steps):
         "end_to_end_img_per_sec": batch * steps / (raw["returned"] - launch),
         "end_to_end_exit_img_per_sec": batch * steps / (raw["exited"] - launch),
         "peak_rss_mb": raw["peak_rss_kb"] / 1024.0,
-        "median_step_img_per_sec": batch / statistics.median(
-            b - a for a, b in zip(ends[warm_steps - 1:], ends[warm_steps:])),
+        # Per call: with N steps per call every step of a call has the call's end.
+        "median_step_img_per_sec": batch * per_call / statistics.median(
+            b - a for a, b in zip(call_ends, call_ends[1:])),
         "first_step_secs": ends[0] - launch,
         "returned_secs": raw["returned"] - launch,
         "exited_secs": raw["exited"] - launch,
@@ -373,7 +394,10 @@ the same API, and Keras fit and the loop with the original model_to_estimator.
 The hand-written loop and Keras fit use tf_keras' Adam; the estimators use
 `tf.compat.v1.train.AdamOptimizer`, as the seed program does. Each Estimator
 run uses a default RunConfig (checkpoints at step 0 and at the end, summaries
-and step logging every 100 steps).
+and step logging every 100 steps). No framework computes a metric while training
+(Keras fit compiled with accuracy until issue 27, the tables before 2026-11-26).
+`--steps_per_call=N` runs each at N steps per call (steps_per_run,
+steps_per_execution, an in-graph loop); `--device_kind=gpu` on GPUs.
 """
 
 

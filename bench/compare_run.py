@@ -43,7 +43,15 @@ LEARNING_RATE = 0.001
 def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--framework", required=True, choices=FRAMEWORKS)
-    parser.add_argument("--devices", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--devices", type=int, default=1,
+                        help="Replicas: logical CPU devices (1 or 2) or GPUs (--device_kind).")
+    parser.add_argument("--device_kind", default="cpu", choices=("cpu", "gpu"),
+                        help="gpu: MirroredStrategy over /gpu:0..devices-1 (bench/gpu_scaling.py).")
+    parser.add_argument("--steps_per_call", type=int, default=1,
+                        help="Steps per session run / tf.function call / Keras execution: "
+                             "RunConfig(steps_per_run=N) for the estimators, "
+                             "steps_per_execution=N for Keras fit, N steps in-graph per call "
+                             "for the loop. Each step gets the call's end as its timestamp.")
     parser.add_argument("--batch_size", type=int, default=512,
                         help="Global batch: examples per step over all devices.")
     parser.add_argument("--examples", type=int, default=512 * 112)
@@ -59,12 +67,17 @@ def _parse(argv):
 
 def main(argv=None):
     args = _parse(argv)
+    _DEVICE_KIND["kind"] = args.device_kind
+    if args.steps_per_call < 1 or (args.examples // args.batch_size) % args.steps_per_call:
+        raise ValueError(
+            f"`steps_per_call` must divide the {args.examples // args.batch_size} steps. "
+            f"Received: steps_per_call={args.steps_per_call}.")
     launch = args.launch_time if args.launch_time is not None else _STARTED
     if args.framework.startswith("estimator_lib"):
         import estimator_lib  # noqa: F401  pylint: disable=unused-import,import-outside-toplevel
     import numpy as np  # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    if args.devices > 1:
+    if args.devices > 1 and args.device_kind == "cpu":
         # Logical devices must exist before TensorFlow's runtime starts.
         tf.config.set_logical_device_configuration(
             tf.config.list_physical_devices("CPU")[0],
@@ -91,6 +104,7 @@ def main(argv=None):
         "framework": args.framework, "devices": args.devices,
         "global_batch_size": args.batch_size, "examples": args.examples,
         "steps_planned": steps, "steps": len(step_ends),
+        "steps_per_call": args.steps_per_call, "device_kind": args.device_kind,
         "tf_version": tf.__version__, "python": sys.version.split()[0],
         "launch": launch, "interpreter_started": _STARTED, "imported": imported,
         "data_ready": data_ready, "step_ends": step_ends, "returned": returned,
@@ -133,8 +147,12 @@ def make_dataset(tf, images, labels, batch_size):
         tf.data.experimental.AUTOTUNE)
 
 
+_DEVICE_KIND = {"kind": "cpu"}
+
+
 def _mirrored(tf, devices):
-    return tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(devices)])
+    kind = _DEVICE_KIND["kind"]
+    return tf.distribute.MirroredStrategy([f"/{kind}:{i}" for i in range(devices)])
 
 
 # ---------------------------------------------------------------- estimators
@@ -158,6 +176,8 @@ def _run_estimator(tf, args, images, labels, steps):
         # both replicas on it and hangs in the all-reduce. Give it both devices.
         kwargs["session_config"] = tf.compat.v1.ConfigProto(
             allow_soft_placement=True, device_count={"CPU": args.devices})
+    if args.steps_per_call > 1:
+        kwargs["steps_per_run"] = args.steps_per_call
     config = estimator_api.RunConfig(model_dir=model_dir, train_distribute=strategy, **kwargs)
     per_replica_batch = args.batch_size // args.devices
 
@@ -180,7 +200,7 @@ def _run_estimator(tf, args, images, labels, steps):
         estimator = estimator_api.Estimator(make_model_fn(tf, keras, estimator_api),
                                             config=config)
     constructed = time.time()
-    hook = step_ends_hook(tf)
+    hook = step_ends_hook(tf, stamps_per_run=args.steps_per_call)
     estimator.train(input_fn, steps=steps, hooks=[hook])
     extra = {"estimator_constructed": constructed, "estimator_construction_secs":
              constructed - built}
@@ -207,8 +227,9 @@ def _temporary_dir():
     return tempfile.mkdtemp(prefix="compare_")
 
 
-def step_ends_hook(tf):
-    """A SessionRunHook of this TensorFlow that stamps the end of every session.run.
+def step_ends_hook(tf, stamps_per_run=1):
+    """A SessionRunHook of this TensorFlow that stamps the end of every session.run
+    (`stamps_per_run` times: one per step it ran).
 
     Consecutive stamps are TimeHistory's `wall_times`: they tile the training loop.
     """
@@ -219,7 +240,7 @@ def step_ends_hook(tf):
             self.step_ends = []
 
         def after_run(self, run_context, run_values):
-            self.step_ends.append(time.time())
+            self.step_ends.extend([time.time()] * stamps_per_run)
 
     return StepEndsHook()
 
@@ -298,12 +319,15 @@ def _run_keras_fit(tf, args, images, labels, steps):
             self.step_ends = []
 
         def on_train_batch_end(self, batch, logs=None):
-            self.step_ends.append(time.time())
+            # Called once per execution of `steps_per_execution` steps.
+            self.step_ends.extend([time.time()] * args.steps_per_call)
 
     def build():
         model = _cnn(keras)
+        # No metric: the estimators and the loop compute none while training.
         model.compile(optimizer=keras.optimizers.Adam(LEARNING_RATE),
-                      loss="categorical_crossentropy", metrics=["accuracy"])
+                      loss="categorical_crossentropy",
+                      steps_per_execution=args.steps_per_call)
         return model
 
     if strategy is not None:
@@ -341,16 +365,31 @@ def _run_loop(tf, args, images, labels, steps):
         optimizer.apply_gradients(zip(gradients, model.trainable_variables))
         return loss
 
-    @tf.function
-    def train_step(x, y):
+    def one_step(x, y):
         if strategy is None:
             return step_fn(x, y)
         per_replica = strategy.run(step_fn, args=(x, y))
         return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
 
+    @tf.function
+    def train_step(x, y):
+        return one_step(x, y)
+
+    @tf.function
+    def train_steps(iterator):
+        # Keras' steps_per_execution: N steps in one call, the loss of the last returned.
+        loss = one_step(*next(iterator))
+        for _ in tf.range(args.steps_per_call - 1):
+            loss = one_step(*next(iterator))
+        return loss
+
     step_ends = []
     iterator = iter(dataset)
-    for _ in range(steps):
+    if args.steps_per_call > 1:
+        for _ in range(steps // args.steps_per_call):
+            train_steps(iterator).numpy()
+            step_ends.extend([time.time()] * args.steps_per_call)
+    for _ in range(steps if args.steps_per_call == 1 else 0):
         x, y = next(iterator)
         train_step(x, y).numpy()  # Fetch the loss, as session.run([train_op, loss]) does.
         step_ends.append(time.time())

@@ -15,8 +15,11 @@ if _sys.argv[:1] == ["-m"]:
     # `python -m estimator_lib.<module>`: Python imports this package before the module
     # runs (argv[0] is "-m" until then). The binaries parse their flags and answer --help
     # or a flag error before TensorFlow loads, so the public names load on first use.
+    from estimator_lib._lazy_api import module_dir as __dir__  # noqa: F401
     from estimator_lib._lazy_api import module_getattr as __getattr__  # noqa: F401
 else:
-    # Also while _api loads: its canned, head and tpu modules read `estimator_lib.X`.
+    # The core names now; the canned estimators, heads, model_to_estimator, tpu,
+    # experimental and compat on first use (_lazy_api.LAZY_NAMES), through __getattr__.
+    from estimator_lib._lazy_api import module_dir as __dir__  # noqa: F401
     from estimator_lib._lazy_api import module_getattr as __getattr__  # noqa: F401
     from estimator_lib._api import *  # noqa: F401,F403  pylint: disable=wildcard-import

@@ -1,8 +1,11 @@
-"""The public names of estimator_lib (tf.estimator's), one import each.
+"""The core public names of estimator_lib (tf.estimator's), one import each.
 
-estimator_lib/__init__.py imports them all at once, or, under `python -m
+estimator_lib/__init__.py imports these at once, or, under `python -m
 estimator_lib.<module>`, on first use (so that a binary parses its flags and
-answers --help before TensorFlow loads).
+answers --help before TensorFlow loads). The canned estimators, heads,
+`model_to_estimator`, `experimental`, `tpu` and `compat` load on first use
+(`_lazy_api.LAZY_NAMES`): a program that trains its own model_fn never pays for
+importing them (bench/startup_import.py, tests/estimator_lib/import_cost_test.py).
 """
 
 # pylint: disable=g-bad-import-order,unused-import
@@ -10,7 +13,6 @@ answers --help before TensorFlow loads).
 from estimator_lib.tf_internals import registry as _registry
 _registry.check()
 
-from estimator_lib import experimental
 from estimator_lib import export
 from estimator_lib import hooks
 from estimator_lib.engine.estimator import Estimator
@@ -36,7 +38,6 @@ from estimator_lib.hooks import SessionRunValues
 from estimator_lib.hooks import StepCounterHook
 from estimator_lib.hooks import StopAtStepHook
 from estimator_lib.hooks import SummarySaverHook
-from estimator_lib.keras import model_to_estimator
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.core.run_config import RunConfig
@@ -46,31 +47,3 @@ from estimator_lib.engine.train_eval import train_and_evaluate
 from estimator_lib.graph.warm_starting import VocabInfo
 from estimator_lib.graph.warm_starting import WarmStartSettings
 
-# Built on the names above (they read `estimator_lib.X`): the canned estimators
-# (tf.estimator's are the V2 classes), heads and TPUEstimator; then the aliases.
-from estimator_lib import canned
-from estimator_lib import head
-from estimator_lib import tpu
-from estimator_lib.canned import BaselineClassifierV2 as BaselineClassifier
-from estimator_lib.canned import BaselineEstimatorV2 as BaselineEstimator
-from estimator_lib.canned import BaselineRegressorV2 as BaselineRegressor
-from estimator_lib.canned import DNNClassifierV2 as DNNClassifier
-from estimator_lib.canned import DNNEstimatorV2 as DNNEstimator
-from estimator_lib.canned import DNNLinearCombinedClassifierV2 as DNNLinearCombinedClassifier
-from estimator_lib.canned import DNNLinearCombinedEstimatorV2 as DNNLinearCombinedEstimator
-from estimator_lib.canned import DNNLinearCombinedRegressorV2 as DNNLinearCombinedRegressor
-from estimator_lib.canned import DNNRegressorV2 as DNNRegressor
-from estimator_lib.canned import LinearClassifierV2 as LinearClassifier
-from estimator_lib.canned import LinearEstimatorV2 as LinearEstimator
-from estimator_lib.canned import LinearRegressorV2 as LinearRegressor
-from estimator_lib.head import BinaryClassHead
-from estimator_lib.head import Head
-from estimator_lib.head import LogisticRegressionHead
-from estimator_lib.head import MultiClassHead
-from estimator_lib.head import MultiHead
-from estimator_lib.head import MultiLabelHead
-from estimator_lib.head import PoissonRegressionHead
-from estimator_lib.head import RegressionHead
-from estimator_lib.head import classifier_parse_example_spec
-from estimator_lib.head import regressor_parse_example_spec
-from estimator_lib import compat  # noqa: F401  (estimator_lib.compat.install())

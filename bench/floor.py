@@ -1,0 +1,322 @@
+"""estimator_lib's per-step overhead over the bare graph it runs (issue 27; not a test).
+
+The floor is the same train op, in the same graph and session, on the same input
+iterator, run from a plain Python loop: `session.make_callable(train_op)` called once
+per step (no hooks, no checkpoints, no summaries, no MonitoredSession). The two take
+turns inside one `Estimator.train()` call: a hook (`_FloorHook`) lets estimator_lib
+run `--block` steps as it always does (default RunConfig: loss logged, step counter
+and summaries every 100 steps, checkpoints at start and end), then runs `--block`
+steps of the floor itself from its `after_run`, and again, `--rounds` times. A third
+loop, `floor+fetches`, runs a callable that fetches what estimator_lib's step fetches
+besides the train op (the loss and the global step), to price the fetch structure.
+
+Where estimator_lib's µs go: each planned hook's `before_run` and `after_run` are
+timed (per hook class, µs a step, estimator_lib's blocks only); the rest of the
+overhead is the session's own (the MonitoredSession, its run wrappers and the fetch
+structure) and the summary ops every 100 steps.
+
+Models: `cnn` the seed CNN (custom model_fn, batch 512, 1 or 2 devices), `resnet` a
+small ResNet (3 stages of 1 basic block, 16/32/64 filters, 32x32x3, batch 64), and
+the canned `dnn` and `linear` (bench/canned.py's census-style columns, batch 256);
+`tiny`, bench/steps_per_run.py's MLP (batch 32), prices the per-step fixed cost alone.
+
+    python bench/floor.py --models=dnn,linear,cnn,resnet --devices=1,2 --rounds=5
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import provenance  # this folder
+
+_CNN_BATCH = 512
+_RESNET_BATCH = 64
+_EXAMPLES = 4096
+_FLOOR_LOOPS = 2  # floor, floor+fetches
+
+
+def _parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="dnn,linear,cnn,resnet")
+    parser.add_argument("--devices", default="1", help="comma list; 2 applies to cnn only")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--block", type=int, default=100,
+                        help="steps per turn (a multiple of 100 keeps the 100-step "
+                             "cadences at their rate)")
+    parser.add_argument("--heavy_block", type=int, default=20,
+                        help="steps per turn for cnn and resnet")
+    parser.add_argument("--warm", type=int, default=50, help="estimator steps left out first")
+    return parser.parse_args(argv)
+
+
+def _set_devices(tf, devices):
+    if devices > 1:
+        tf.config.set_logical_device_configuration(
+            tf.config.list_physical_devices("CPU")[0],
+            [tf.config.LogicalDeviceConfiguration()] * devices)
+
+
+class _Timed:
+    """Per hook class: seconds in before_run/after_run while `on`."""
+
+    def __init__(self):
+        self.on = False
+        self.seconds = {}
+
+    def wrap(self, hook):
+        name = type(hook).__name__
+        for method in ("before_run", "after_run"):
+            original = getattr(hook, method)
+
+            def timed(*args, _original=original, _key=f"{name}.{method}"):
+                if not self.on:
+                    return _original(*args)
+                start = time.perf_counter()
+                try:
+                    return _original(*args)
+                finally:
+                    self.seconds[_key] = self.seconds.get(_key, 0.0) + (
+                        time.perf_counter() - start)
+            setattr(hook, method, timed)
+        return hook
+
+
+def _install_hook_timer(timed, floor_hook):
+    """Wraps the planned hooks of the next training sessions (this process only)."""
+    from estimator_lib.training import session as session_lib  # pylint: disable=import-outside-toplevel
+    original = session_lib.training_session
+
+    def training_session(job, **kwargs):
+        kwargs["hooks"] = [h if h is floor_hook else timed.wrap(h) for h in kwargs["hooks"]]
+        return original(job, **kwargs)
+
+    session_lib.training_session = training_session
+    return lambda: setattr(session_lib, "training_session", original)
+
+
+def _make_floor_hook(tf, *, block, rounds, warm, timed):
+
+    class FloorHook(tf.compat.v1.train.SessionRunHook):
+        """Alternates estimator_lib's steps with the floor's, `block` steps each."""
+
+        def __init__(self):
+            self.per_step = {"estimator_lib": [], "floor": [], "floor+fetches": []}
+            self.steps_timed = 0
+            self._session = None
+            self._loops = None
+            self._count = 0
+            self._mark = None
+
+        def after_create_session(self, session, coord):
+            self._session = session
+
+        def before_run(self, run_context):
+            if self._loops is None:
+                fetches = run_context.original_args.fetches
+                train_op, loss = fetches[0], fetches[1]
+                step = tf.compat.v1.train.get_global_step()
+                self._loops = {
+                    "floor": self._session.make_callable(train_op),
+                    "floor+fetches": self._session.make_callable([train_op, loss, step]),
+                }
+            return None
+
+        def after_run(self, run_context, run_values):
+            self._count += 1
+            if self._count < warm:
+                return
+            now = time.perf_counter()
+            if self._count == warm:
+                for loop in self._loops.values():
+                    loop()  # Its first call prunes and optimises the graph: not a step.
+                self._mark = time.perf_counter()
+                timed.on = True
+                return
+            if (self._count - warm) % block:
+                return
+            self.per_step["estimator_lib"].append((now - self._mark) / block)
+            self.steps_timed += block
+            timed.on = False
+            for name, loop in self._loops.items():
+                start = time.perf_counter()
+                for _ in range(block):
+                    loop()
+                self.per_step[name].append((time.perf_counter() - start) / block)
+            if len(self.per_step["estimator_lib"]) >= rounds:
+                run_context.request_stop()
+            timed.on = True
+            self._mark = time.perf_counter()
+
+    return FloorHook()
+
+
+# ------------------------------------------------------------------- models
+
+def _cnn_setup(tf, el, devices):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import compare_run  # pylint: disable=import-outside-toplevel
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    rng = np.random.RandomState(0)
+    images = rng.rand(_EXAMPLES, 28, 28, 1).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, _EXAMPLES)]
+    model_fn = compare_run.make_model_fn(tf, compare_run.keras_module(tf), el)
+
+    def input_fn():
+        return compare_run.make_dataset(tf, images, labels, _CNN_BATCH // devices)
+    return el.Estimator, {"model_fn": model_fn}, input_fn, f"seed CNN, batch {_CNN_BATCH}"
+
+
+def _resnet_logits(keras, images, training):
+    layers = keras.layers
+    x = layers.Conv2D(16, 3, padding="same", use_bias=False)(images)
+    x = layers.ReLU()(layers.BatchNormalization()(x, training=training))
+    for filters, stride in ((16, 1), (32, 2), (64, 2)):
+        shortcut = x
+        y = layers.Conv2D(filters, 3, strides=stride, padding="same", use_bias=False)(x)
+        y = layers.ReLU()(layers.BatchNormalization()(y, training=training))
+        y = layers.Conv2D(filters, 3, padding="same", use_bias=False)(y)
+        y = layers.BatchNormalization()(y, training=training)
+        if stride != 1 or shortcut.shape[-1] != filters:
+            shortcut = layers.Conv2D(filters, 1, strides=stride, use_bias=False)(shortcut)
+        x = layers.ReLU()(layers.Add()([y, shortcut]))
+    x = layers.GlobalAveragePooling2D()(x)
+    return layers.Dense(10)(x)
+
+
+def _resnet_setup(tf, el, devices):
+    import numpy as np  # pylint: disable=import-outside-toplevel
+    import tf_keras  # pylint: disable=import-outside-toplevel
+    rng = np.random.RandomState(0)
+    images = rng.rand(_EXAMPLES, 32, 32, 3).astype(np.float32)
+    labels = rng.randint(0, 10, _EXAMPLES).astype(np.int32)
+
+    def model_fn(features, labels, mode):
+        logits = _resnet_logits(tf_keras, features, mode == "train")
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        optimizer = tf.compat.v1.train.MomentumOptimizer(0.01, 0.9)
+        update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
+        with tf.control_dependencies(update_ops):
+            train_op = optimizer.minimize(
+                loss, global_step=tf.compat.v1.train.get_global_step())
+        return el.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        return dataset.repeat().batch(_RESNET_BATCH // devices, drop_remainder=True).prefetch(2)
+    return el.Estimator, {"model_fn": model_fn}, input_fn, f"ResNet-8, 32x32x3, batch {_RESNET_BATCH}"
+
+
+def _canned_setup(tf, el, model):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import canned as canned_bench  # pylint: disable=import-outside-toplevel
+    wide, deep = canned_bench._columns(tf)  # pylint: disable=protected-access
+    input_fn = canned_bench._input_fn(tf)  # pylint: disable=protected-access
+    if model == "dnn":
+        return (el.DNNClassifier, {"hidden_units": [100, 75, 50, 25], "feature_columns": deep},
+                input_fn, f"DNNClassifier [100, 75, 50, 25], census, batch {canned_bench.BATCH}")
+    return (el.LinearClassifier, {"feature_columns": wide}, input_fn,
+            f"LinearClassifier, census, batch {canned_bench.BATCH}")
+
+
+def _tiny_setup(tf, el):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import steps_per_run  # pylint: disable=import-outside-toplevel
+    return (el.Estimator, {"model_fn": steps_per_run._model_fn},  # pylint: disable=protected-access
+            lambda: steps_per_run._dataset("x"),  # pylint: disable=protected-access
+            f"tiny MLP 4-16-2, batch {steps_per_run.BATCH}")
+
+
+def measure(model, devices, args):
+    """One train() call alternating estimator_lib and the floor; a result dict."""
+    import estimator_lib as el  # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    if model == "cnn":
+        cls, kwargs, input_fn, label = _cnn_setup(tf, el, devices)
+    elif model == "tiny":
+        cls, kwargs, input_fn, label = _tiny_setup(tf, el)
+    elif model == "resnet":
+        cls, kwargs, input_fn, label = _resnet_setup(tf, el, devices)
+    else:
+        cls, kwargs, input_fn, label = _canned_setup(tf, el, model)
+    strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(devices)])
+                if devices > 1 else None)
+    # Each turn of estimator_lib's is followed by one of each floor loop, all advancing
+    # the global step: the 100-step cadences (summaries, loss log, step counter) are
+    # scaled so that they still come once every 100 of estimator_lib's own steps.
+    cadence = 100 * (1 + _FLOOR_LOOPS)
+    config = el.RunConfig(model_dir=tempfile.mkdtemp(prefix="floor_"), tf_random_seed=0,
+                          train_distribute=strategy, save_summary_steps=cadence,
+                          log_step_count_steps=cadence)
+    timed = _Timed()
+    block = args.heavy_block if model in ("cnn", "resnet") else args.block
+    hook = _make_floor_hook(tf, block=block, rounds=args.rounds, warm=args.warm,
+                            timed=timed)
+    restore = _install_hook_timer(timed, hook)
+    try:
+        cls(config=config, **kwargs).train(input_fn, steps=10**9, hooks=[hook])
+    finally:
+        restore()
+    hooks_us = {key: seconds / hook.steps_timed * 1e6 for key, seconds in timed.seconds.items()}
+    return {"model": model, "devices": devices, "label": label, "block": block,
+            "per_step": hook.per_step, "hooks_us": hooks_us}
+
+
+def _span(values, scale=1e6):
+    values = [v * scale for v in values]
+    return statistics.median(values), min(values), max(values)
+
+
+def report(results):
+    lines = ["| model | devices | floor (µs/step) | estimator_lib (µs/step) | overhead (µs) | "
+             "overhead (%) | floor+fetches (µs) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        est, floor, fetch = (r["per_step"][k] for k in ("estimator_lib", "floor",
+                                                        "floor+fetches"))
+        over = [e - f for e, f in zip(est, floor)]
+        pct = [100 * (e - f) / f for e, f in zip(est, floor)]
+        fetch_over = [x - f for x, f in zip(fetch, floor)]
+        cells = [f"{m:,.0f} ({lo:,.0f}-{hi:,.0f})" for m, lo, hi in
+                 (_span(floor), _span(est), _span(over))]
+        pm, plo, phi = _span(pct, 1)
+        fm, flo, fhi = _span(fetch_over)
+        lines.append(f"| {r['label']} | {r['devices']} | {cells[0]} | {cells[1]} | {cells[2]} "
+                     f"| {pm:.1f} ({plo:.1f}-{phi:.1f}) | +{fm:,.0f} ({flo:,.0f}-{fhi:,.0f}) |")
+    lines.append("")
+    lines.append("Hooks' before_run + after_run, µs a step (estimator_lib's blocks):")
+    lines.append("")
+    for r in results:
+        parts = sorted(r["hooks_us"].items(), key=lambda kv: -kv[1])
+        total = sum(v for _, v in parts)
+        lines.append(f"- {r['label']}, {r['devices']} device(s): total {total:.0f} µs; "
+                     + ", ".join(f"{k} {v:.1f}" for k, v in parts if v >= 0.5))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    args = _parse(argv)
+    started = provenance.start()
+    devices = sorted({int(d) for d in args.devices.split(",")})
+    import estimator_lib  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import tensorflow as tf  # noqa: E402  # pylint: disable=import-outside-toplevel
+    tf.get_logger().setLevel("ERROR")
+    _set_devices(tf, max(devices))
+    results = []
+    for model in args.models.split(","):
+        for n in devices:
+            if n > 1 and model != "cnn":
+                continue
+            results.append(measure(model, n, args))
+            print(f"done {model} x{n}", file=sys.stderr, flush=True)
+    print(provenance.line(started) + f"; TF {tf.__version__}; {args.rounds} rounds of "
+          f"{args.block} steps (cnn, resnet: {args.heavy_block}) each side, after "
+          f"{args.warm} warm-up steps; medians (min-max) over rounds, overhead taken "
+          "within each round")
+    print()
+    print(report(results))
+
+
+if __name__ == "__main__":
+    main()
