@@ -19,8 +19,13 @@ def _stacked_windows(tensor_array: tf.TensorArray, shape):
     return tf.reshape(tf.compat.v1.transpose(tensor_array.stack(), [1, 0, 2, 3]), shape)
 
 
-def evaluate(ar_model, features, exogenous, state) -> model.ModelOutputs:
-    """ARModel.get_batch_loss in EVAL mode (see there)."""
+def evaluate(ar_model, features, exogenous, state, *, process_window,
+             scale_data) -> model.ModelOutputs:
+    """ARModel.get_batch_loss in EVAL mode (see there).
+
+    `process_window` and `scale_data` are the model's: one window's outputs, and
+    values scaled as the model sees them.
+    """
     times = features[TrainEvalFeatures.TIMES]
     times.get_shape().assert_has_rank(2)
     static_window = times.get_shape().dims[1].value
@@ -39,7 +44,7 @@ def evaluate(ar_model, features, exogenous, state) -> model.ModelOutputs:
 
     def body(i, losses, means, covariances):
         start = i * output_window
-        outputs = ar_model._process_window(
+        outputs = process_window(
             features={name: value[:, start:start + ar_model.window_size]
                       for name, value in features.items()},
             mode=ModeKeys.EVAL,
@@ -60,7 +65,7 @@ def evaluate(ar_model, features, exogenous, state) -> model.ModelOutputs:
     if last > 0:
         new_times = tf.concat([state_times, tf.cast(times, tf.int64)], axis=1)[:, -last:]
         new_times.set_shape((None, last))
-        new_values = tf.concat([state_values, ar_model._scale_data(values)],
+        new_values = tf.concat([state_values, scale_data(values)],
                                axis=1)[:, -last:, :]
         new_values.set_shape((None, last, ar_model.num_features))
         new_exogenous = tf.concat([state_exogenous, exogenous], axis=1)[:, -last:, :]
@@ -76,12 +81,16 @@ def evaluate(ar_model, features, exogenous, state) -> model.ModelOutputs:
         prediction_times=times[:, -output_size:])
 
 
-def predict(ar_model, features):
-    """ARModel.predict (see there): output windows predicted one after another."""
+def predict(ar_model, features, *, exogenous_of, scale_back_data, scale_back_variance):
+    """ARModel.predict (see there): output windows predicted one after another.
+
+    The keyword arguments are the model's: the embedded exogenous features of a
+    feature dict, and predictions scaled back to the data's scale.
+    """
     input_window, output_window = ar_model.input_window_size, ar_model.output_window_size
     times = tf.cast(tf.compat.v1.convert_to_tensor(features[PredictionFeatures.TIMES]),
                     tf.int32)
-    exogenous = ar_model._exogenous_of(times, features)
+    exogenous = exogenous_of(times, features)
     with tf.control_dependencies([tf.compat.v1.debugging.assert_equal(
             tf.compat.v1.shape(times)[1], tf.compat.v1.shape(exogenous)[1])]):
         exogenous = tf.identity(exogenous)
@@ -148,5 +157,4 @@ def predict(ar_model, features):
 
     mean = unwindowed(means)
     covariance = (tf.compat.v1.ones_like(mean) if squared else unwindowed(covariances))
-    return {"mean": ar_model._scale_back_data(mean),
-            "covariance": ar_model._scale_back_variance(covariance)}
+    return {"mean": scale_back_data(mean), "covariance": scale_back_variance(covariance)}

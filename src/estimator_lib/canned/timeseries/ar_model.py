@@ -269,7 +269,9 @@ class ARModel(model.TimeSeriesModel):
         """
         if not self._graph_initialized:
             self.initialize_graph()
-        return ar_loops.predict(self, features)
+        return ar_loops.predict(self, features, exogenous_of=self._exogenous_of,
+                                scale_back_data=self._scale_back_data,
+                                scale_back_variance=self._scale_back_variance)
 
     def _process_window(self, features, mode, exogenous_regressors) -> model.ModelOutputs:
         """Model outputs on exactly one window of data per series."""
@@ -328,7 +330,9 @@ class ARModel(model.TimeSeriesModel):
         if mode == ModeKeys.TRAIN:
             return self._process_window(features, mode=mode, exogenous_regressors=exogenous)
         if mode == ModeKeys.EVAL:
-            return ar_loops.evaluate(self, features, exogenous, state)
+            return ar_loops.evaluate(self, features, exogenous, state,
+                                     process_window=self._process_window,
+                                     scale_data=self._scale_data)
         raise ValueError(f"Unknown mode '{mode}' passed to get_batch_loss.")
 
     def _compute_time_features(self, time):
