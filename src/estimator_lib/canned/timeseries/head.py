@@ -74,10 +74,25 @@ class TimeSeriesRegressionHead:
         return outputs
 
     def _train_ops(self, features) -> EstimatorSpec:
-        with _model_scope():
-            outputs = self.create_loss(features, ModeKeys.TRAIN)
-        train_op = self.optimizer.minimize(outputs.loss,
-                                           global_step=tf.compat.v1.train.get_global_step())
+        global_step = tf.compat.v1.train.get_global_step()
+        if tf.compat.v1.control_flow_v2_enabled():
+            with _model_scope():
+                outputs = self.create_loss(features, ModeKeys.TRAIN)
+            train_op = self.optimizer.minimize(outputs.loss, global_step=global_step)
+            return EstimatorSpec(loss=outputs.loss, mode=ModeKeys.TRAIN, train_op=train_op)
+        # Under v1 control flow, TF 2.21 never finishes a training step whose tf_keras
+        # LSTM loops (LSTMAutoRegressor) or their gradients carry the control
+        # dependency the Estimator calls model_fn under (its read of the global step
+        # for hooks). So the model and its updates are built without it, and only the
+        # step's increment keeps it: the step is still read before it is incremented.
+        with tf.control_dependencies(None):
+            with _model_scope():
+                outputs = self.create_loss(features, ModeKeys.TRAIN)
+            update = self.optimizer.minimize(outputs.loss)
+        if global_step is None:
+            return EstimatorSpec(loss=outputs.loss, mode=ModeKeys.TRAIN, train_op=update)
+        with tf.control_dependencies([update]), tf.compat.v1.colocate_with(global_step):
+            train_op = tf.compat.v1.assign_add(global_step, 1)
         return EstimatorSpec(loss=outputs.loss, mode=ModeKeys.TRAIN, train_op=train_op)
 
     def _evaluate_ops(self, features) -> EstimatorSpec:
