@@ -115,6 +115,11 @@ def exported(estimator, evaluation, export_base):
         after_eval = saved_model_utils.predict_continuation(
             continue_from=evaluation, signatures=signatures, session=session,
             steps=PREDICT_STEPS)
+        filtered = saved_model_utils.filter_continuation(
+            continue_from=evaluation, signatures=signatures, session=session,
+            features={"times": [24, 25], "values": [2.5, 3.1]})
+        after_filter = saved_model_utils.predict_continuation(
+            continue_from=filtered, signatures=signatures, session=session, steps=3)
         cold = saved_model_utils.cold_start_filter(
             signatures=signatures, session=session,
             features={"times": times[:12], "values": values[:12]})
@@ -122,6 +127,9 @@ def exported(estimator, evaluation, export_base):
             continue_from=cold, signatures=signatures, session=session,
             times=[np.arange(12, 12 + PREDICT_STEPS)])
     return {"predict_after_eval": {k: np.asarray(v).tolist() for k, v in after_eval.items()},
+            "filter_continuation": {k: np.asarray(v).tolist() for k, v in filtered.items()},
+            "predict_after_filter": {k: np.asarray(v).tolist()
+                                     for k, v in after_filter.items()},
             "cold_start_filter": {k: np.asarray(v).tolist() for k, v in cold.items()},
             "predict_after_cold_start": {k: np.asarray(v).tolist()
                                          for k, v in after_cold.items()}}

@@ -118,6 +118,15 @@ class TimeSeriesFixturesTest(tf.test.TestCase):
             self.assert_outputs(record["predict_after_eval"], saved_model_utils.predict_continuation(
                 continue_from=evaluation, signatures=signatures, session=session, steps=steps),
                 "predict_continuation after evaluate")
+            filtered = saved_model_utils.filter_continuation(
+                continue_from=evaluation, signatures=signatures, session=session,
+                features={"times": [24, 25], "values": [2.5, 3.1]})
+            self.assert_outputs(record["filter_continuation"], filtered, "filter_continuation")
+            self.assert_outputs(record["predict_after_filter"],
+                                saved_model_utils.predict_continuation(
+                                    continue_from=filtered, signatures=signatures,
+                                    session=session, steps=3),
+                                "predict_continuation after filter_continuation")
             cold = saved_model_utils.cold_start_filter(
                 signatures=signatures, session=session,
                 features={"times": times[:12], "values": values[:12]})
