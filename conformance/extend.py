@@ -33,8 +33,7 @@ REPO = os.path.dirname(HERE)
 SHARED = os.path.join(REPO, "..", "shared", "conformance")
 PKG = "tensorflow_estimator/python/estimator"
 
-# The canned/, head/ and tpu/ test files of later/ for the parts estimator_lib builds (not
-# timeseries: not re-implemented).
+# The canned/, head/ and tpu/ test files of later/ for the parts estimator_lib builds.
 LATER_FILES = [
     "canned/baseline_estimator_test.py", "canned/baseline_test.py",
     "canned/dnn_estimator_test.py", "canned/dnn_linear_combined_estimator_test.py",
@@ -61,6 +60,14 @@ LATER_FILES = [
     "canned/kmeans_test.py", "canned/linear_optimizer/python/sdca_test.py",
     "canned/linear_optimizer/python/utils/sdca_ops_test.py",
     "canned/linear_optimizer/python/utils/sharded_mutable_dense_hashtable_test.py",
+    # canned/timeseries: most of its classes are @run_v1_only (skipped in TF2 mode), so
+    # the files also run under v1 behaviour (@v1).
+    "canned/timeseries/ar_model_test.py", "canned/timeseries/ar_model_training_test.py",
+    "canned/timeseries/estimators_test.py", "canned/timeseries/head_test.py",
+    "canned/timeseries/math_utils_test.py",
+    "canned/timeseries/ar_model_test.py@v1", "canned/timeseries/ar_model_training_test.py@v1",
+    "canned/timeseries/estimators_test.py@v1", "canned/timeseries/head_test.py@v1",
+    "canned/timeseries/math_utils_test.py@v1",
 ]
 
 # Test-only helpers shipped beside the original's canned tests (assert_close, checkpoint

@@ -26,6 +26,15 @@ from estimator_lib.canned import rnn
 from estimator_lib.canned import saved_model_estimator
 from estimator_lib.canned.linear_optimizer import sdca_ops
 from estimator_lib.canned.linear_optimizer import sharded_mutable_dense_hashtable
+from estimator_lib.canned.timeseries import ar_model as ts_ar_model
+from estimator_lib.canned.timeseries import estimators as ts_estimators
+from estimator_lib.canned.timeseries import feature_keys as ts_feature_keys
+from estimator_lib.canned.timeseries import head as ts_head
+from estimator_lib.canned.timeseries import math_utils as ts_math_utils
+from estimator_lib.canned.timeseries import model as ts_model
+from estimator_lib.canned.timeseries import model_utils as ts_model_utils
+from estimator_lib.canned.timeseries import saved_model_utils as ts_saved_model_utils
+from estimator_lib.canned.timeseries import state_management as ts_state_management
 from estimator_lib.head import base_head
 from estimator_lib.head import binary_class_head
 from estimator_lib.head import head_utils
@@ -113,6 +122,13 @@ def real_modules() -> Dict[str, types.ModuleType]:
         "canned.linear_optimizer.python.utils.sdca_ops": sdca_ops,
         "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable": (
             sharded_mutable_dense_hashtable),
+        "canned.timeseries.ar_model": ts_ar_model,
+        "canned.timeseries.estimators": ts_estimators,
+        "canned.timeseries.feature_keys": ts_feature_keys, "canned.timeseries.head": ts_head,
+        "canned.timeseries.math_utils": ts_math_utils, "canned.timeseries.model": ts_model,
+        "canned.timeseries.model_utils": ts_model_utils,
+        "canned.timeseries.saved_model_utils": ts_saved_model_utils,
+        "canned.timeseries.state_management": ts_state_management,
         "head.base_head": base_head, "head.binary_class_head": binary_class_head,
         "head.multi_class_head": multi_class_head, "head.multi_label_head": multi_label_head,
         "head.regression_head": regression_head, "head.multi_head": multi_head,

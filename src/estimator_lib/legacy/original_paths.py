@@ -35,7 +35,6 @@ from estimator_lib.legacy import export_function
 from estimator_lib.legacy import export_gc
 from estimator_lib.legacy import fake_summary_writer
 from estimator_lib.legacy import original_helpers as helpers
-from estimator_lib.legacy import timeseries
 from estimator_lib.legacy import unsupported
 from estimator_lib.tpu import host_helpers
 from estimator_lib.tpu import tpu_estimator
@@ -176,8 +175,8 @@ def _additions(v1_api: types.ModuleType, v2_api: types.ModuleType, model_to_esti
         "canned.linear_optimizer": {},
         "canned.linear_optimizer.python": {},
         "canned.linear_optimizer.python.utils": {},
+        "canned.timeseries": {},
     }
-    tree.update(timeseries.tree())
     return tree
 
 

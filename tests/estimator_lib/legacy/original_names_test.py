@@ -17,7 +17,6 @@ import types
 import tensorflow as tf
 
 from estimator_lib import compat
-from estimator_lib.legacy import timeseries
 
 _DATA = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "data",
                      "tf215_names.json")
@@ -56,7 +55,6 @@ EXCEPTIONS = {**TPU_HARDWARE, **TF_REMOVED, **TEST_HELPERS, **PENDING}
 
 # Names that resolve to a refusal (NotImplementedError naming the alternative).
 _REFUSAL_MODULES = ("estimator_lib.legacy.unsupported",)
-_TIMESERIES_REFUSALS = {name for names in timeseries.UNSUPPORTED.values() for name, _ in names}
 
 
 def _load():
@@ -89,8 +87,7 @@ def _exception(original: str, name=None):
 
 def _is_refusal(value) -> bool:
     module = getattr(value, "__module__", "")
-    return module in _REFUSAL_MODULES or (
-        module == timeseries.__name__ and getattr(value, "__name__", "") in _TIMESERIES_REFUSALS)
+    return module in _REFUSAL_MODULES
 
 
 def _kind(value) -> str:
@@ -188,7 +185,7 @@ class OriginalNamesTest(tf.test.TestCase):
     def test_refusals_are_only_the_unsupported_names(self):
         refusals = {f"{o[0]}:{o[2]}" for o in self._survey() if o[4] == "refusal"}
         for refusal in refusals:
-            self.assertRegex(refusal, r"(BoostedTrees|RNN|LinearSDCA|KMeans|timeseries)",
+            self.assertRegex(refusal, r"(BoostedTrees|RNN|LinearSDCA|KMeans)",
                              msg=refusal)
 
     def test_paths_are_the_same_objects(self):
