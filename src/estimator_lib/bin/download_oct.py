@@ -13,7 +13,6 @@ the network, it prints one line saying what is wrong and exits 1.
 
 import os
 
-from absl import app
 
 from estimator_lib.bin import cli
 from estimator_lib.flags import definitions as defs
@@ -44,13 +43,15 @@ def count_images(root: str) -> dict:
     return counts
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    cli.require_dir(defs.DATA_DIR, "the folder to download the OCT data into (~5 GB zip, "
+                                   "~6 GB unpacked), e.g. --data_dir=/data/oct")
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
-    if not defs.DATA_DIR.value:
-        raise app.UsageError(
-            "--data_dir is required: the folder to download the OCT data into (~5 GB zip, "
-            "~6 GB unpacked), e.g. --data_dir=/data/oct.")
+    cli.refuse_arguments(argv)
+    check()
     display = progress.ProgressDisplay("Extracting", unit="files")
     try:
         root = download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
@@ -64,4 +65,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

@@ -59,17 +59,18 @@ def _report(name: str, metadata: dict, output_dir: str) -> str:
             f"{os.path.join(output_dir, name)}-*.tfrecord")
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    cli.require_dir(defs.DATA_DIR, "the OCT download folder or a folder of CLASS/*.jpeg "
+                                   "images")
+    cli.require_dir(defs.OUTPUT_DIR, "where the TFRecord shards go")
+    cli.check_dir_exists(defs.DATA_DIR)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    cli.refuse_arguments(argv)
+    check()
     data_dir, output_dir = defs.DATA_DIR.value, defs.OUTPUT_DIR.value
-    if not data_dir:
-        raise app.UsageError("--data_dir is required: the OCT download folder or a folder of "
-                             "CLASS/*.jpeg images.")
-    if not output_dir:
-        raise app.UsageError("--output_dir is required: where the TFRecord shards go.")
-    if not os.path.isdir(data_dir):
-        raise app.UsageError(f"--data_dir={data_dir} does not exist.")
     tf.get_logger().setLevel("WARNING")  # The display shows progress; keep warnings.
     side = defs.IMAGE_SIZE.value or DEFAULT_IMAGE_SIZE
     options = dict(image_format=defs.IMAGE_FORMAT.value, image_size=side,
@@ -113,4 +114,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

@@ -19,7 +19,6 @@ import sys
 
 # Only absl and the flags here: --help and flag errors are answered before the job
 # (and TensorFlow) is imported, in main.
-from absl import app
 
 from estimator_lib.bin import cli
 from estimator_lib.flags import definitions as defs
@@ -52,10 +51,16 @@ def config_from_flags():
         on_bad_file=defs.on_bad_file_value(defs.ON_BAD_FILE.value))
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    if defs.DATASET.value in ("oct", "tfrecords"):
+        cli.check_dir_exists(defs.DATA_DIR)
+    cli.check_device_count(defs.NUM_DEVICES.value)
+    cli.check_model_dir_free(defs.MODEL_DIR.value)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(
-            f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
+    cli.refuse_arguments(argv)
     # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.
     from estimator_lib.bin.jobs import job
@@ -81,4 +86,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)
