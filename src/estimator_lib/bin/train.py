@@ -14,8 +14,11 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
     python -m estimator_lib.bin.train --flagfile=run.flags
 """
 
+import dataclasses
 import logging
+import shutil
 import sys
+import tempfile
 
 # Only absl and the flags here: --help and flag errors are answered before the job
 # (and TensorFlow) is imported, in main.
@@ -65,6 +68,10 @@ def main(argv):
     import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.
     from estimator_lib.bin.jobs import job
     config = config_from_flags()
+    temporary = None
+    if config.model_dir is None:  # Not the user's: removed once the summary is printed.
+        temporary = tempfile.mkdtemp(prefix="estimator_lib_train_")
+        config = dataclasses.replace(config, model_dir=temporary)
     logger = tf.get_logger()
     verbosity, propagate = logger.level, logger.propagate
     # TensorFlow gives its logger a handler only when it loads before absl's is set
@@ -82,7 +89,14 @@ def main(argv):
         logger.propagate = propagate
         if handler:
             logger.removeHandler(handler)
-    print("\n".join(summary.lines()), flush=True)
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+    lines = summary.lines()
+    if temporary:
+        lines = [f"  model_dir      {temporary} (temporary, removed at exit; "
+                 "--model_dir=DIR keeps the checkpoints)" if line.startswith("  model_dir ")
+                 else line for line in lines]
+    print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ IMAGE_DATASETS = ("oct", "tfrecords")
 MODEL_DIR = absl_flags.DEFINE_string(
     "model_dir", None,
     "Where checkpoints, summaries, throughput.jsonl and train_summary.json go "
-    "(default: a new temporary folder). An existing model_dir resumes training.")
+    "(default: a temporary folder, removed at exit). An existing model_dir resumes "
+    "training.")
 DATASET = absl_flags.DEFINE_enum(
     "dataset", "synthetic", DATASETS,
     "Input data. 'synthetic': embedded Fashion-MNIST-shaped data with a learnable "
