@@ -190,6 +190,11 @@ FORCE = absl_flags.DEFINE_boolean(
     "force", False, "download_oct: download and extract again even if complete.")
 KEEP_ARCHIVE = absl_flags.DEFINE_boolean(
     "keep_archive", False, "download_oct: keep the zip after extracting it.")
+SYNTHETIC_SAMPLE = absl_flags.DEFINE_boolean(
+    "synthetic_sample", False,
+    "download_oct: download nothing; write a small synthetic sample into --data_dir "
+    "instead (40 OCT-sized grayscale JPEGs, CLASS/*.jpeg for the four OCT classes; not "
+    "real scans), offline, to try the binaries on.")
 IMAGE_FORMAT = absl_flags.DEFINE_enum(
     "image_format", "raw", IMAGE_FORMATS,
     "make_tfrecords: 'raw' stores pixels already resized to --image_size as uint8 (far "
