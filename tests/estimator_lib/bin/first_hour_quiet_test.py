@@ -161,7 +161,9 @@ class QuietRunTest(tf.test.TestCase):
         cls.model_dir = os.path.join(tmp, "run")
         cls.tfrecords = os.path.join(tmp, "oct-tfr")
         started = {
-            "default": _start("train", "--train_steps=2", *_TINY, tmpdir=cls.default_tmp),
+            # Two replicas: the replicated input path (MirroredStrategy) is quiet too.
+            "default": _start("train", "--train_steps=2", "--num_devices=2", *_TINY,
+                              tmpdir=cls.default_tmp),
             "oct": _start("train", "--dataset=oct", f"--data_dir={cls.sample}",
                           "--train_steps=2", f"--model_dir={cls.model_dir}", *_TINY,
                           tmpdir=tmp),
@@ -197,7 +199,7 @@ class QuietRunTest(tf.test.TestCase):
                 self.assertNotIn("cuInit", line, key)
                 self.assertNotRegex(line, r"Warning|deprecat", key)
         _, err = self._ok("default")
-        self.assertStartsWith(err, "INFO:tensorflow:Training cnn on the CPU")
+        self.assertStartsWith(err, "INFO:tensorflow:Using MirroredStrategy with devices")
 
     def test_a_default_run_removes_its_temporary_model_dir_and_says_so(self):
         out, _ = self._ok("default")
