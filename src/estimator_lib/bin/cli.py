@@ -29,7 +29,10 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 from absl import app
 from absl import flags as absl_flags
 
+from estimator_lib.bin.jobs import device_count  # These three load no TensorFlow.
+from estimator_lib.core import quiet_start
 from estimator_lib.flags import definitions as defs
+from estimator_lib.training import lock_owner
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -182,8 +185,6 @@ def check_device_count(count: int, asked: Optional[str] = None) -> None:
     Checked before TensorFlow loads only where no NVIDIA device file exists (then
     TensorFlow sees no GPU); with one, the job checks against TensorFlow's count.
     """
-    device_count = importlib.import_module("estimator_lib.bin.jobs.device_count")
-    quiet_start = importlib.import_module("estimator_lib.core.quiet_start")
     if quiet_start.nvidia_devices_present():
         return
     try:
@@ -194,7 +195,6 @@ def check_device_count(count: int, asked: Optional[str] = None) -> None:
 
 def check_model_dir_free(model_dir: Optional[str]) -> None:
     """Exits 1 when a live training holds `model_dir`'s lock (training/lock_owner.py)."""
-    lock_owner = importlib.import_module("estimator_lib.training.lock_owner")
     message = lock_owner.live_owner_message(model_dir)
     if message:
         raise UserError(message)
@@ -238,7 +238,6 @@ def run(main: Callable[[List[str]], None], *, program: str,
             refuse_arguments(argv)
             if check is not None:
                 check()
-            quiet_start = importlib.import_module("estimator_lib.core.quiet_start")
             quiet_start.load_tensorflow(verbose=absl_flags.FLAGS["verbosity"].value >= 1)
             main(argv)
         except app.UsageError as error:
