@@ -1,6 +1,10 @@
 """Makes a copy of ../shared/conformance that also runs the original's canned/, head/, tpu/ tests.
 
-    python3 conformance/extend.py DEST     # DEST must not exist yet
+    python3 conformance/extend.py DEST [HARNESS]   # DEST must not exist yet
+
+HARNESS is the shared conformance harness (run_all.py, run_file.py, original_tests/,
+later/), by default ../shared/conformance beside the repository; it is not part of the
+repository, and without it the script says so in one line and exits 1.
 
 shared/conformance is read-only and selects only the core test files; its `later/` folder holds
 the canned/, head/ and tpu/ test files of the same release. This script copies the harness to
@@ -150,12 +154,19 @@ def _patch(path, *edits):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__.split("\n\n")[1])
     dest = os.path.abspath(sys.argv[1])
+    harness = os.path.abspath(sys.argv[2] if len(sys.argv) == 3 else SHARED)
+    if not os.path.isfile(os.path.join(harness, "run_all.py")):
+        sys.exit(f"extend.py: needs the shared conformance harness (run_all.py, run_file.py, "
+                 f"original_tests/ and later/: the tensorflow-estimator v2.15.0 unit tests), "
+                 f"which is not part of this repository; {harness} holds none. Put the "
+                 f"project's shared/ folder beside the repository, or name the harness: "
+                 f"python3 conformance/extend.py DEST HARNESS")
     if os.path.exists(dest):
         sys.exit(f"extend.py: {dest} exists; remove it or name another folder")
-    shutil.copytree(SHARED, dest, ignore=shutil.ignore_patterns("__pycache__", "raw"))
+    shutil.copytree(harness, dest, ignore=shutil.ignore_patterns("__pycache__", "raw"))
     for root, dirs, files in os.walk(dest):  # shared/ is read-only: the copy must not be
         os.chmod(root, 0o755)
         for name in files:

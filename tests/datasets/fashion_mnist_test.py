@@ -14,8 +14,6 @@ from estimator_lib.datasets import fashion_mnist, idx, pipeline
 from tests.datasets import fixtures
 from estimator_lib.datasets.errors import BadDataError, DownloadError
 
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                      "data", "fashion-mnist")
 
 
 def _batches(dataset):
@@ -181,9 +179,7 @@ class InputFnTest(tf.test.TestCase, parameterized.TestCase):
         self.assertBetween(float(batches[0][0].max()), 0.5, 1.0)
 
     def test_real_label_file_with_generated_images(self):
-        labels_path = os.path.join(SHARED, "t10k-labels-idx1-ubyte.gz")
-        if not os.path.exists(labels_path):
-            self.skipTest(f"{labels_path} not present")
+        labels_path = fixtures.shared_data(self, "fashion-mnist", "t10k-labels-idx1-ubyte.gz")
         real = idx.read(labels_path)
         folder = tempfile.mkdtemp(dir=self.get_temp_dir())
         fixtures.write_fashion_mnist(folder, train=8, test=len(real),

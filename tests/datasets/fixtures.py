@@ -67,3 +67,30 @@ def write_fashion_mnist(folder: str, *, train: int = 32, test: int = 16,
             idx.write(os.path.join(folder, name), array)
             arrays[name] = array
     return arrays
+
+
+# Real data some tests read, from the project's `shared/` folder beside the repository
+# (absent from a clone of the published repository: those tests skip, saying why).
+SHARED_DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                                            "shared", "data"))
+_HOW_TO_GET = {
+    "fashion-mnist": "the real Fashion-MNIST label files (train-labels-idx1-ubyte.gz, "
+                     "t10k-labels-idx1-ubyte.gz from https://storage.googleapis.com/"
+                     "tensorflow/tf-keras-datasets/)",
+    "oct-sample": "8 real OCT B-scans laid out CLASS/*.jpeg, 2 per class (e.g. taken from "
+                  "the OCT2017 download: python -m estimator_lib.bin.download_oct)",
+}
+
+
+def shared_data(test, name: str, *parts: str) -> str:
+    """The path of real data `name` (a folder of SHARED_DATA); skips `test` without it.
+
+    The skip reason says, on the one line `pytest -rs` prints, what the test needs and
+    where to put it.
+    """
+    path = os.path.join(SHARED_DATA, name, *parts)
+    if not os.path.exists(path):
+        test.skipTest(f"needs {_HOW_TO_GET[name]} in {os.path.join(SHARED_DATA, name)} "
+                      f"(the project's shared/ folder beside the repository); "
+                      f"{os.path.join(name, *parts)} is absent")
+    return path

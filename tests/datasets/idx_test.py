@@ -10,9 +10,7 @@ from absl.testing import parameterized
 
 from estimator_lib.datasets import idx
 from estimator_lib.datasets.errors import BadDataError
-
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                      "data", "fashion-mnist")
+from tests.datasets import fixtures
 
 
 class IdxTest(tf.test.TestCase, parameterized.TestCase):
@@ -86,9 +84,7 @@ class IdxTest(tf.test.TestCase, parameterized.TestCase):
     def test_real_label_files(self):
         for name, count in (("train-labels-idx1-ubyte.gz", 60000),
                             ("t10k-labels-idx1-ubyte.gz", 10000)):
-            path = os.path.join(SHARED, name)
-            if not os.path.exists(path):
-                self.skipTest(f"{path} not present")
+            path = fixtures.shared_data(self, "fashion-mnist", name)
             labels = idx.read(path)
             self.assertEqual(labels.shape, (count,))
             self.assertAllEqual(np.bincount(labels), [count // 10] * 10)

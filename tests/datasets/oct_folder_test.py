@@ -11,8 +11,6 @@ from estimator_lib.datasets import oct_folder, pipeline, tfrecord_reader
 from tests.datasets import fixtures
 from estimator_lib.datasets.errors import BadDataError
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                      "data", "oct-sample")
 
 
 class LayoutTest(tf.test.TestCase):
@@ -82,11 +80,10 @@ class RealSampleTest(tf.test.TestCase):
 
     def setUp(self):
         super().setUp()
-        if not os.path.isdir(SAMPLE):
-            self.skipTest(f"{SAMPLE} not present")
+        sample = fixtures.shared_data(self, "oct-sample")
         self.data_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
         train = os.path.join(self.data_dir, "OCT2017 ", "train")
-        shutil.copytree(SAMPLE, train,
+        shutil.copytree(sample, train,
                         ignore=shutil.ignore_patterns("README.md"))
 
     def test_real_jpegs_decode_to_224_rgb_with_folder_labels(self):

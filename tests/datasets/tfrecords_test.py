@@ -15,8 +15,6 @@ from tests.datasets import fixtures
 from estimator_lib.datasets.errors import BadDataError
 
 CLASSES = ("CNV", "DME", "NORMAL")
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                      "data", "oct-sample")
 
 
 def _by_level(dataset):
@@ -164,14 +162,13 @@ class ConversionTest(tf.test.TestCase, parameterized.TestCase):
 class RealSampleTest(tf.test.TestCase):
 
     def test_real_oct_sample_round_trips_exactly(self):
-        if not os.path.isdir(SAMPLE):
-            self.skipTest(f"{SAMPLE} not present")
+        sample = fixtures.shared_data(self, "oct-sample")
         output = tempfile.mkdtemp(dir=self.get_temp_dir())
         metadata = tfrecord_writer.convert_folder_to_tfrecords(
-            SAMPLE, output, name="sample", num_shards=2)
+            sample, output, name="sample", num_shards=2)
         self.assertEqual(metadata["counts"],
                          {"CNV": 2, "DME": 2, "DRUSEN": 2, "NORMAL": 2})
-        folder = image_folder.make_input_fn(SAMPLE, batch_size=8,
+        folder = image_folder.make_input_fn(sample, batch_size=8,
                                             mode=pipeline.EVAL)
         records = tfrecord_reader.make_input_fn(output, name="sample",
                                                 batch_size=8,

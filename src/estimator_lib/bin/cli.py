@@ -6,29 +6,33 @@ or a data or download problem prints one line,
 
     estimator_lib.bin.train: error: flag --dataset=foo: value should be one of <...>
 
-and exits 2 (bad flags and arguments) or 1 (the data, the download or the
-model_dir failed); `--help` and `--helpfull` exit 0. A flag of another binary
+and exits 2 when the command line is wrong (a bad, missing or conflicting flag, a
+positional argument, a --data_dir that does not exist, more devices than the
+machine has) or 1 when what it names failed (bad data, a download, a model_dir in
+use or not writable); `--help` and `--helpfull` exit 0. A flag of another binary
 (`train --devices=4`) is refused naming the binary that has it. Flags are parsed,
-and --help or a flag error answered, before TensorFlow loads: a binary imports
-TensorFlow (through the library) inside its main. TensorFlow's C++ start-up lines
-are hidden (TF_CPP_MIN_LOG_LEVEL=2) unless the environment sets that variable or
---verbosity is 1 or more. SIGTERM or Ctrl-C during training stops after a step
+and --help, a flag error and the mistakes a binary's `check` finds without
+TensorFlow answered, before TensorFlow loads: a binary imports TensorFlow (through
+the library) inside its main. TensorFlow's C++ start-up lines, and the failed cuInit
+of a machine without a GPU, are hidden (core/quiet_start.py; TF_CPP_MIN_LOG_LEVEL=2)
+unless the environment sets that variable or --verbosity is 1 or more. SIGTERM or Ctrl-C during training stops after a step
 with a checkpoint (estimator_lib/training/preemption.py) and one line; exit 143 or
 130. Any other exception is a bug and keeps its traceback.
 """
 
 import importlib
 import os
-import re
 import sys
-import tempfile
 import types
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 from absl import app
 from absl import flags as absl_flags
 
+from estimator_lib.bin.jobs import device_count  # These three load no TensorFlow.
+from estimator_lib.core import quiet_start
 from estimator_lib.flags import definitions as defs
+from estimator_lib.training import lock_owner
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -44,7 +48,6 @@ USER_ERRORS = (
 )
 PREEMPTED = ("estimator_lib.training.preemption", "Preempted")
 INTERRUPTED = ("estimator_lib.training.preemption", "Interrupted")
-TF_LOG_VARIABLE = "TF_CPP_MIN_LOG_LEVEL"
 # datasets/errors.py's REMEDIES (as a Python caller writes them) -> what a binary's
 # user types. Kept here, not imported: datasets/ loads TensorFlow.
 COMMAND_LINE_REMEDIES = {
@@ -52,6 +55,10 @@ COMMAND_LINE_REMEDIES = {
     "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir}",
     "synthetic_data=True": "--dataset=synthetic",
 }
+
+
+class UserError(Exception):
+    """A failure the user fixes, found before TensorFlow loads: one line, exit 1."""
 
 
 class _LazyModule(types.ModuleType):
@@ -151,39 +158,46 @@ def _refuse_foreign_flags(program: str, key_flags: Sequence[absl_flags.FlagHolde
                   f"--help lists the flags it takes.")
 
 
-# TensorFlow's C++ start-up lines. TF 2.21 logs them through absl before absl's log is
-# initialised, which TF_CPP_MIN_LOG_LEVEL does not reach, so they are filtered.
-_START_UP_NOISE = re.compile(
-    r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IW]\d{4} "
-    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate)")
+def refuse_arguments(argv: Sequence[str]) -> None:
+    """Raises UsageError for positional arguments (every binary takes flags only)."""
+    if len(argv) > 1:
+        raise app.UsageError(
+            f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
 
 
-def _quiet_tensorflow() -> None:
-    """Loads TensorFlow without its C++ start-up lines, unless asked for them.
+def require_dir(holder: absl_flags.FlagHolder, what: str) -> str:
+    """The value of the folder flag `holder`; UsageError when unset (`what` says what it is)."""
+    if not holder.value:
+        raise app.UsageError(f"--{holder.name} is required: {what}.")
+    return holder.value
 
-    Asked: TF_CPP_MIN_LOG_LEVEL set in the environment, or --verbosity of 1 or more.
-    Otherwise TF_CPP_MIN_LOG_LEVEL=2 (C++ errors only) and TensorFlow is imported with
-    stderr captured; what it wrote is passed on, less the start-up lines.
+
+def check_dir_exists(holder: absl_flags.FlagHolder) -> None:
+    """UsageError when the folder flag `holder` names a local folder that does not exist."""
+    value = holder.value
+    if value and "://" not in value and not os.path.isdir(value):
+        raise app.UsageError(f"--{holder.name}={value} does not exist.")
+
+
+def check_device_count(count: int, asked: Optional[str] = None) -> None:
+    """UsageError when `count` devices are more than a machine without a GPU can give.
+
+    Checked before TensorFlow loads only where no NVIDIA device file exists (then
+    TensorFlow sees no GPU); with one, the job checks against TensorFlow's count.
     """
-    if (TF_LOG_VARIABLE in os.environ or absl_flags.FLAGS["verbosity"].value >= 1
-            or "tensorflow" in sys.modules):
+    if quiet_start.nvidia_devices_present():
         return
-    os.environ[TF_LOG_VARIABLE] = "2"
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as captured:
-        os.dup2(captured.fileno(), 2)
-        try:
-            importlib.import_module("estimator_lib.core.keras_switch")  # Before TensorFlow.
-            importlib.import_module("tensorflow")
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            captured.seek(0)
-            for line in captured.read().decode(errors="replace").splitlines():
-                if not _START_UP_NOISE.match(line):
-                    sys.stderr.write(line + "\n")
-            sys.stderr.flush()
+    try:
+        device_count.check_count(count, gpus=0, asked=asked)
+    except ValueError as error:
+        raise app.UsageError(str(error)) from None
+
+
+def check_model_dir_free(model_dir: Optional[str]) -> None:
+    """Exits 1 when a live training holds `model_dir`'s lock (training/lock_owner.py)."""
+    message = lock_owner.live_owner_message(model_dir)
+    if message:
+        raise UserError(message)
 
 
 def _make_parser(program: str,
@@ -208,16 +222,23 @@ def _loaded(names: Sequence[Tuple[str, str]]) -> tuple:
 
 def run(main: Callable[[List[str]], None], *, program: str,
         key_flags: Sequence[absl_flags.FlagHolder] = (),
-        argv: Optional[List[str]] = None) -> None:
+        argv: Optional[List[str]] = None,
+        check: Optional[Callable[[], None]] = None) -> None:
     """`app.run(main)`, with one-line errors, `--help` listing `key_flags`, and only them.
 
+    Before TensorFlow loads: positional arguments are refused and `check` (the
+    binary's own checks of its flags, raising `app.UsageError` or `UserError`) runs,
+    so that those mistakes are answered in a fraction of a second.
     `argv` defaults to sys.argv (tests pass their own).
     """
     declare_key_flags(key_flags)
 
     def guarded_main(argv: List[str]) -> None:
         try:
-            _quiet_tensorflow()
+            refuse_arguments(argv)
+            if check is not None:
+                check()
+            quiet_start.load_tensorflow(verbose=absl_flags.FLAGS["verbosity"].value >= 1)
             main(argv)
         except app.UsageError as error:
             fail(program, for_the_command_line(one_line(error)), EXIT_USAGE)
@@ -234,7 +255,7 @@ def run(main: Callable[[List[str]], None], *, program: str,
                 sys.stderr.write(f"{program}: {error}\n")
                 sys.stderr.flush()
                 sys.exit(error.code)
-            if isinstance(error, _loaded(USER_ERRORS)):
+            if isinstance(error, (UserError,) + _loaded(USER_ERRORS)):
                 fail(program, for_the_command_line(one_line(error)), EXIT_FAILURE)
             raise
 

@@ -9,6 +9,13 @@ the network, it prints one line saying what is wrong and exits 1.
 
     python -m estimator_lib.bin.download_oct --data_dir=/data/oct
     python -m estimator_lib.bin.train --dataset=oct --data_dir=/data/oct --model=vgg16
+
+--synthetic_sample downloads nothing: it writes 40 synthetic OCT-sized JPEGs laid out
+CLASS/*.jpeg (10 per class; textured noise, not scans) into --data_dir, offline, so
+that the binaries can be tried without Kaggle:
+
+    python -m estimator_lib.bin.download_oct --synthetic_sample --data_dir=/tmp/oct-sample
+    python -m estimator_lib.bin.train --dataset=oct --data_dir=/tmp/oct-sample
 """
 
 import os
@@ -21,9 +28,12 @@ from estimator_lib.flags import definitions as defs
 # Loaded in main, after the flags are parsed (cli.lazy_module).
 oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
 progress = cli.lazy_module("estimator_lib.bin.jobs.progress")
+synthetic = cli.lazy_module("estimator_lib.datasets.synthetic")
 
 PROGRAM = "estimator_lib.bin.download_oct"
-KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE)
+KEY_FLAGS = (defs.DATA_DIR, defs.FORCE, defs.KEEP_ARCHIVE, defs.SYNTHETIC_SAMPLE)
+SAMPLE_IMAGES = 40
+SAMPLE_CLASSES = ("CNV", "DME", "DRUSEN", "NORMAL")  # oct_folder.CLASS_NAMES
 
 
 def download_oct(data_dir: str, **kwargs) -> str:
@@ -44,13 +54,38 @@ def count_images(root: str) -> dict:
     return counts
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    if defs.SYNTHETIC_SAMPLE.value:
+        data_dir = cli.require_dir(defs.DATA_DIR, "the folder to write the sample into, "
+                                                  "e.g. --data_dir=/tmp/oct-sample")
+        if (os.path.isdir(data_dir) and os.listdir(data_dir)
+                and not set(os.listdir(data_dir)) <= set(SAMPLE_CLASSES)):
+            raise app.UsageError(
+                f"--data_dir={data_dir} already holds other files; --synthetic_sample "
+                "writes only into an empty or new folder (or one it wrote).")
+        return
+    cli.require_dir(defs.DATA_DIR, "the folder to download the OCT data into (~5 GB zip, "
+                                   "~6 GB unpacked), e.g. --data_dir=/data/oct")
+
+
+def write_sample(data_dir: str) -> None:
+    """Writes the synthetic sample (SAMPLE_IMAGES JPEGs) and says what it wrote."""
+    paths = synthetic.write_textured_jpegs(data_dir, count=SAMPLE_IMAGES,
+                                           class_names=SAMPLE_CLASSES)
+    megabytes = sum(os.path.getsize(path) for path in paths) / 2**20
+    print(f"Wrote a synthetic sample to {data_dir}: {len(paths)} OCT-sized grayscale JPEGs "
+          f"({len(paths) // len(SAMPLE_CLASSES)} in each class folder, "
+          f"{', '.join(SAMPLE_CLASSES)}; textured noise, not scans), {megabytes:.1f} MiB. Train on it with: python -m "
+          f"estimator_lib.bin.train --dataset=oct --data_dir={data_dir}", flush=True)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
-    if not defs.DATA_DIR.value:
-        raise app.UsageError(
-            "--data_dir is required: the folder to download the OCT data into (~5 GB zip, "
-            "~6 GB unpacked), e.g. --data_dir=/data/oct.")
+    cli.refuse_arguments(argv)
+    check()
+    if defs.SYNTHETIC_SAMPLE.value:
+        write_sample(defs.DATA_DIR.value)
+        return
     display = progress.ProgressDisplay("Extracting", unit="files")
     try:
         root = download_oct(defs.DATA_DIR.value, force=defs.FORCE.value,
@@ -64,4 +99,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

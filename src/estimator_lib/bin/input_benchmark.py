@@ -144,9 +144,13 @@ def measure(runners: Dict[str, Callable[[], int]], repeats: int) -> Dict[str, Di
             for name in runners}
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    cli.check_dir_exists(defs.DATA_DIR)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    cli.refuse_arguments(argv)
     tf.get_logger().setLevel("ERROR")
     side = defs.IMAGE_SIZE.value or DEFAULT_IMAGE_SIZE
     size = (side, side)
@@ -216,4 +220,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

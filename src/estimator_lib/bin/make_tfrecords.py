@@ -2,7 +2,8 @@
 
 --data_dir is the OCT download folder (each of --splits present is converted
 and named after it: train-00000-of-000NN.tfrecord, train.metadata.json, ...),
-or any folder of CLASS/*.jpeg (converted as 'train'). --image_format=raw
+or any folder of CLASS/*.jpeg, split as `--dataset=oct` splits it: the same seeded
+20% of each class is held out as 'test', the rest is 'train'. --image_format=raw
 stores pixels already resized to --image_size as uint8, far cheaper to read
 than JPEGs; 'jpeg' stores the files' bytes unchanged. Every image is decoded
 once, so a corrupt file is found here (--on_bad_file=skip leaves it out).
@@ -23,6 +24,7 @@ tf = cli.lazy_module("tensorflow")
 errors = cli.lazy_module("estimator_lib.datasets.errors")
 oct_folder = cli.lazy_module("estimator_lib.datasets.oct_folder")
 tfrecord_writer = cli.lazy_module("estimator_lib.datasets.tfrecord_writer")
+folder_scan = cli.lazy_module("estimator_lib.datasets.folder_scan")
 progress = cli.lazy_module("estimator_lib.bin.jobs.progress")
 
 PROGRAM = "estimator_lib.bin.make_tfrecords"
@@ -59,17 +61,18 @@ def _report(name: str, metadata: dict, output_dir: str) -> str:
             f"{os.path.join(output_dir, name)}-*.tfrecord")
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    cli.require_dir(defs.DATA_DIR, "the OCT download folder or a folder of CLASS/*.jpeg "
+                                   "images")
+    cli.require_dir(defs.OUTPUT_DIR, "where the TFRecord shards go")
+    cli.check_dir_exists(defs.DATA_DIR)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    cli.refuse_arguments(argv)
+    check()
     data_dir, output_dir = defs.DATA_DIR.value, defs.OUTPUT_DIR.value
-    if not data_dir:
-        raise app.UsageError("--data_dir is required: the OCT download folder or a folder of "
-                             "CLASS/*.jpeg images.")
-    if not output_dir:
-        raise app.UsageError("--output_dir is required: where the TFRecord shards go.")
-    if not os.path.isdir(data_dir):
-        raise app.UsageError(f"--data_dir={data_dir} does not exist.")
     tf.get_logger().setLevel("WARNING")  # The display shows progress; keep warnings.
     side = defs.IMAGE_SIZE.value or DEFAULT_IMAGE_SIZE
     options = dict(image_format=defs.IMAGE_FORMAT.value, image_size=side,
@@ -82,7 +85,7 @@ def main(argv):
         for split in defs.SPLITS.value:
             try:
                 jobs.append((split, oct_folder.split_dir(data_dir, split,
-                                                         log=lambda message: None)))
+                                                         log=lambda message: None), None))
             except errors.BadDataError:
                 print(f"No {split!r} split under {data_dir}: skipped.", flush=True)
         if not jobs:
@@ -91,15 +94,20 @@ def main(argv):
         class_names, channels = oct_folder.CLASS_NAMES, 1  # As convert_oct_to_tfrecords.
     else:
         class_names, channels = _plain_folder_classes(data_dir)
-        jobs = [("train", data_dir)]
+        train, test = folder_scan.split_listing(
+            folder_scan.scan_folder(data_dir, class_names=class_names,
+                                    on_bad_file=options["on_bad_file"]),
+            test_fraction=oct_folder.HOLDOUT_FRACTION, seed=0)  # As --dataset=oct draws.
+        jobs = [("train", data_dir, train)] + ([("test", data_dir, test)] if test.files else [])
         print(f"{data_dir} is not the OCT layout (OCT2017/train/CLASS/*.jpeg): converting it "
-              f"as one CLASS/*.jpeg folder named 'train'.", flush=True)
-    for name, folder in jobs:
+              f"as one CLASS/*.jpeg folder, {oct_folder.HOLDOUT_FRACTION:.0%} of each class "
+              f"held out as 'test' (the draw --dataset=oct makes).", flush=True)
+    for name, folder, listing in jobs:
         display = progress.ProgressDisplay(f"Converting {name}")
         try:
             metadata = tfrecord_writer.convert_folder_to_tfrecords(
                 folder, output_dir, name=name, class_names=class_names, channels=channels,
-                progress=display, **options)
+                progress=display, listing=listing, **options)
         except ValueError as error:
             if isinstance(error, errors.BadDataError):
                 raise
@@ -113,4 +121,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

@@ -278,9 +278,16 @@ def _notes(machine: Dict, scope: str, counts: List[int]) -> List[str]:
             "evaluation); medians of the runs, (min-max) where several differ."]
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    counts = sorted(int(c) for c in defs.DEVICES.value)
+    for count in counts:
+        cli.check_device_count(
+            count, asked=f"--devices={','.join(map(str, counts))} asks for {count} devices,")
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(f"Unexpected arguments: {' '.join(argv[1:])}.")
+    cli.refuse_arguments(argv)
     counts = sorted(int(c) for c in defs.DEVICES.value)
     workers = sorted(int(w) for w in defs.WORKERS.value)
     gpus = devices_lib.count_gpus()
@@ -375,4 +382,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

@@ -14,12 +14,14 @@ logged at INFO. With no flags it runs offline on embedded synthetic data.
     python -m estimator_lib.bin.train --flagfile=run.flags
 """
 
+import dataclasses
 import logging
+import shutil
 import sys
+import tempfile
 
 # Only absl and the flags here: --help and flag errors are answered before the job
 # (and TensorFlow) is imported, in main.
-from absl import app
 
 from estimator_lib.bin import cli
 from estimator_lib.flags import definitions as defs
@@ -52,14 +54,24 @@ def config_from_flags():
         on_bad_file=defs.on_bad_file_value(defs.ON_BAD_FILE.value))
 
 
+def check() -> None:
+    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    if defs.DATASET.value in ("oct", "tfrecords"):
+        cli.check_dir_exists(defs.DATA_DIR)
+    cli.check_device_count(defs.NUM_DEVICES.value)
+    cli.check_model_dir_free(defs.MODEL_DIR.value)
+
+
 def main(argv):
-    if len(argv) > 1:
-        raise app.UsageError(
-            f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")
+    cli.refuse_arguments(argv)
     # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.
     from estimator_lib.bin.jobs import job
     config = config_from_flags()
+    temporary = None
+    if config.model_dir is None:  # Not the user's: removed once the summary is printed.
+        temporary = tempfile.mkdtemp(prefix="estimator_lib_train_")
+        config = dataclasses.replace(config, model_dir=temporary)
     logger = tf.get_logger()
     verbosity, propagate = logger.level, logger.propagate
     # TensorFlow gives its logger a handler only when it loads before absl's is set
@@ -77,8 +89,15 @@ def main(argv):
         logger.propagate = propagate
         if handler:
             logger.removeHandler(handler)
-    print("\n".join(summary.lines()), flush=True)
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+    lines = summary.lines()
+    if temporary:
+        lines = [f"  model_dir      {temporary} (temporary, removed at exit; "
+                 "--model_dir=DIR keeps the checkpoints)" if line.startswith("  model_dir ")
+                 else line for line in lines]
+    print("\n".join(lines), flush=True)
 
 
 if __name__ == "__main__":
-    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS)
+    cli.run(main, program=PROGRAM, key_flags=KEY_FLAGS, check=check)

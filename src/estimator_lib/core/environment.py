@@ -3,6 +3,10 @@
 - `TF_CONFIG`: the cluster and this task (`tf_config_text`; parsed by core/tf_config.py).
 - `ESTIMATOR_LIB_CLUSTER_WAIT_SECS`: how long a multi-worker or parameter-server task
   waits for the cluster's other tasks (`cluster_wait_secs`).
+- `TF_CPP_MIN_LOG_LEVEL`: whether the user chose TensorFlow's C++ log level
+  (`tf_cpp_log_level_chosen`). Only the entry points (the binaries and
+  `python -m estimator_lib.run`) set it, for their own process, when the user has not
+  (`default_tf_cpp_log_level`); the library never does.
 
 (`TF_USE_LEGACY_KERAS` is written, not read, by core/keras_switch.py.)
 """
@@ -13,6 +17,7 @@ from typing import Mapping, Optional
 
 TF_CONFIG_VARIABLE = "TF_CONFIG"
 WAIT_SECS_VARIABLE = "ESTIMATOR_LIB_CLUSTER_WAIT_SECS"
+TF_CPP_LOG_VARIABLE = "TF_CPP_MIN_LOG_LEVEL"
 DEFAULT_WAIT_SECS = 600.0  # Tasks of a real job may start minutes apart.
 
 
@@ -42,3 +47,20 @@ def cluster_wait_secs(environ: Optional[Mapping[str, str]] = None) -> Optional[f
             f"{DEFAULT_WAIT_SECS:g}), or 0 or 'inf' to wait forever as TensorFlow does. "
             f"Received: {WAIT_SECS_VARIABLE}={raw!r}.")
     return None if secs in (0.0, math.inf) else secs
+
+
+def tf_cpp_log_level_chosen(environ: Optional[Mapping[str, str]] = None) -> bool:
+    """Whether TF_CPP_MIN_LOG_LEVEL is set (the user chose TensorFlow's C++ log level)."""
+    return TF_CPP_LOG_VARIABLE in (os.environ if environ is None else environ)
+
+
+def default_tf_cpp_log_level(level: str) -> bool:
+    """Sets TF_CPP_MIN_LOG_LEVEL=`level` in this process unless already set.
+
+    For entry points only (they own their process); must run before TensorFlow loads.
+    Returns whether it was set here.
+    """
+    if tf_cpp_log_level_chosen():
+        return False
+    os.environ[TF_CPP_LOG_VARIABLE] = level
+    return True

@@ -76,7 +76,8 @@ def convert_folder_to_tfrecords(
         channels: int = 3, num_shards: Optional[int] = None,
         target_shard_bytes: int = TARGET_SHARD_BYTES, seed: int = 0,
         on_bad_file: str = "raise", num_threads: Optional[int] = None,
-        progress: Optional[Progress] = None) -> Dict[str, Any]:
+        progress: Optional[Progress] = None,
+        listing: Optional[folder_scan.FolderListing] = None) -> Dict[str, Any]:
     """Converts `folder`/CLASS/*.jpeg to sharded TFRecords in `output_dir`.
 
     Args:
@@ -97,6 +98,8 @@ def convert_folder_to_tfrecords(
         num_threads: Threads decoding images; default one per core.
         progress: Called as progress(images_done, images_total); default
             logs one line per shard.
+        listing: The files to convert, a part of `folder` (e.g. the 'test' side of
+            `folder_scan.split_listing`); default every file `scan_folder` finds.
 
     Returns:
         The metadata written (class_names, counts, shards, skipped, ...).
@@ -108,8 +111,9 @@ def convert_folder_to_tfrecords(
     tfrecords.check_image_format(image_format)
     size = images.normalize_image_size(image_size)
     images.check_channels(channels)
-    listing = folder_scan.scan_folder(folder, class_names=class_names,
-                                      on_bad_file=on_bad_file)
+    if listing is None:
+        listing = folder_scan.scan_folder(folder, class_names=class_names,
+                                          on_bad_file=on_bad_file)
     count = len(listing.files)
     if image_format == "jpeg":
         total = sum(os.path.getsize(p) for p in listing.files)

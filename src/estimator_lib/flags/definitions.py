@@ -34,7 +34,8 @@ IMAGE_DATASETS = ("oct", "tfrecords")
 MODEL_DIR = absl_flags.DEFINE_string(
     "model_dir", None,
     "Where checkpoints, summaries, throughput.jsonl and train_summary.json go "
-    "(default: a new temporary folder). An existing model_dir resumes training.")
+    "(default: a temporary folder, removed at exit). An existing model_dir resumes "
+    "training.")
 DATASET = absl_flags.DEFINE_enum(
     "dataset", "synthetic", DATASETS,
     "Input data. 'synthetic': embedded Fashion-MNIST-shaped data with a learnable "
@@ -189,6 +190,11 @@ FORCE = absl_flags.DEFINE_boolean(
     "force", False, "download_oct: download and extract again even if complete.")
 KEEP_ARCHIVE = absl_flags.DEFINE_boolean(
     "keep_archive", False, "download_oct: keep the zip after extracting it.")
+SYNTHETIC_SAMPLE = absl_flags.DEFINE_boolean(
+    "synthetic_sample", False,
+    "download_oct: download nothing; write a small synthetic sample into --data_dir "
+    "instead (40 OCT-sized grayscale JPEGs, CLASS/*.jpeg for the four OCT classes; not "
+    "real scans), offline, to try the binaries on.")
 IMAGE_FORMAT = absl_flags.DEFINE_enum(
     "image_format", "raw", IMAGE_FORMATS,
     "make_tfrecords: 'raw' stores pixels already resized to --image_size as uint8 (far "

@@ -7,10 +7,12 @@ modules.
 """
 
 import copy
+import warnings
 from typing import Callable, Optional
 
 import tensorflow as tf
 from tensorflow.python.training import training_util
+from tensorflow.python.util import deprecation
 
 from estimator_lib.core import keras_switch as _keras_switch
 from estimator_lib.graph import inputs
@@ -105,14 +107,18 @@ class ModelGraph:
         As the original: the input_fn batches per replica and is not split.
         """
         with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted(), \
-                tf_patches.per_device_autotune_off():
+                tf_patches.per_device_autotune_off(), warnings.catch_warnings():
+            # TensorFlow's MultiDeviceIterator reads dataset.options() in graph mode, which
+            # warns (a UserWarning) on every replicated input; the user did nothing to see.
+            warnings.filterwarnings("ignore", category=UserWarning,
+                                    message="To make it possible to preserve tf.data options")
             iterator = strategy.make_input_fn_iterator(
                 # The per-device datasets' own prefetch runs the input beside the step.
                 lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(
                     input_fn, mode, input_context=input_context),
                     keep_injected_prefetch=False))
         return (lambda: inputs.split_features_and_labels(iterator.get_next()),
-                [inputs.InputInitializerHook(iterator.initialize, feeds)])
+                [inputs.InputInitializerHook(lambda: _initializer(iterator), feeds)])
 
     # --------------------------------------------------------------- model_fn
 
@@ -165,3 +171,10 @@ class ModelGraph:
                 restore.check_compatible(checkpoint_path)
         elif self.warm_start_settings:
             warm_starting.apply(self.warm_start_settings)
+
+
+def _initializer(iterator):
+    """The distributed iterator's initializer ops, without TensorFlow's own deprecation
+    warning: its `initializer` property calls the deprecated `initialize()`."""
+    with deprecation.silence():
+        return iterator.initializer

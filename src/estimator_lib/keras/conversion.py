@@ -12,6 +12,7 @@ original took trainable ones only: BatchNormalization's moving statistics were l
 import os
 import re
 import time
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import tensorflow as tf
@@ -36,6 +37,9 @@ logging = tf.compat.v1.logging
 
 _CHECKPOINT_FORMATS = ("checkpoint", "saver")
 _KERAS_DIR = "keras"
+# tf_keras's own _make_test_function reads its deprecated `Model.state_updates` and
+# warns; the user wrote nothing deprecated, so the warning is not theirs to see.
+_STATE_UPDATES_WARNING = r"`Model\.state_updates` will be removed"
 _KERAS_CHECKPOINT = "keras_model.ckpt"
 
 
@@ -78,7 +82,10 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                     keras_model_internals.unwrap_autocast_trainable_weights(model)
                     model._make_train_function()
                 else:
-                    model._make_test_function()
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings("ignore", message=_STATE_UPDATES_WARNING,
+                                                category=UserWarning)
+                        model._make_test_function()
             loss = model.total_loss
             if mode == ModeKeys.EVAL and replicas > 1:
                 loss = loss * replicas  # Report each batch's own mean loss, not 1/N of it.

@@ -217,6 +217,9 @@ PRIVATES: List[Private] = [
        "the original export module's names, which TensorFlow still ships"),
     _p(_TF + "util.deprecation", None, "legacy/estimator_export.py",
        "the original's estimator_export decorator marks deprecations as TensorFlow does"),
+    _p(_TF + "util.deprecation", "silence", "graph/model_graph.py",
+       "a distributed iterator's `initializer` property (the replacement TensorFlow names) "
+       "calls its own deprecated initialize(); the warning is TensorFlow's, not the user's"),
     _p(_TF + "platform.gfile", None, "legacy/export_gc.py",
        "the original gc module's directory listing, which its own tests mock"),
     _p("tensorflow.core.framework.summary_pb2", None, "legacy/fake_summary_writer.py",

@@ -23,11 +23,18 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
+from estimator_lib.training import lock_owner
+
 logging = tf.compat.v1.logging
 
-LOCK_NAME = ".estimator_lib.lock"
-LEASE_SECS = 300.0
+LOCK_NAME = lock_owner.LOCK_NAME
+LEASE_SECS = lock_owner.LEASE_SECS
 RENEW_SECS = 30.0
+owner_is_live = lock_owner.owner_is_live
+_alive = lock_owner.pid_alive
+_read_owner = lock_owner.read_owner
+_mtime = lock_owner.mtime
+_describe = lock_owner.describe
 
 
 class ModelDirInUseError(RuntimeError):
@@ -36,41 +43,6 @@ class ModelDirInUseError(RuntimeError):
 
 class ModelDirNotWritableError(RuntimeError):
     """The lock, the first write into model_dir, failed."""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _read_owner(path):
-    try:
-        with open(path) as f:
-            owner = json.load(f)
-        return owner if isinstance(owner, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.path.getmtime(path)
-    except OSError:
-        return 0.0
-
-
-def owner_is_live(owner: dict, *, host: str, now: float, lease_secs: float = LEASE_SECS,
-                  pid_alive: Callable[[int], bool] = _alive) -> bool:
-    """Whether the lock's `owner` still trains: see the module docstring."""
-    if owner.get("host") == host and owner.get("pid"):
-        return pid_alive(int(owner["pid"]))
-    renewed = owner.get("renewed", owner.get("started", 0))
-    return now - float(renewed or 0) < lease_secs
 
 
 class _Lease:
@@ -119,13 +91,6 @@ class _Lease:
             os.remove(self.path)
 
 
-def _describe(owner: dict, now: float) -> str:
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(owner.get("started", 0)))
-    renewed = owner.get("renewed")
-    fresh = f", lease renewed {max(0.0, now - renewed):.0f} s ago" if renewed else ""
-    return f"pid {owner.get('pid')} on {owner.get('host')}, since {started}{fresh}"
-
-
 @contextlib.contextmanager
 def model_dir_lock(model_dir: str, *, lease_secs: float = LEASE_SECS,
                    renew_secs: Optional[float] = RENEW_SECS,
@@ -170,12 +135,8 @@ def model_dir_lock(model_dir: str, *, lease_secs: float = LEASE_SECS,
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(path)
                 continue
-            raise ModelDirInUseError(
-                f"model_dir {model_dir} is in use by another training "
-                f"({_describe(owner, now)}; lock file {path}). Two trainings into one "
-                "model_dir would interleave their checkpoints. Wait for it to finish or "
-                "use another model_dir; a lock whose owner is gone is taken over (on "
-                f"another host once its lease is {lease_secs:.0f} s old).") from None
+            raise ModelDirInUseError(lock_owner.in_use_message(
+                model_dir, owner, now=now, lease_secs=lease_secs)) from None
         except OSError as e:
             raise ModelDirNotWritableError(
                 f"Cannot write into model_dir {model_dir} ({e.strerror}: {path}). Training "

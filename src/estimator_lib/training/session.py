@@ -107,7 +107,20 @@ def _recover_last_checkpoints(saver, model_dir) -> None:
     oldest are deleted as new ones are written."""
     state = tf.train.get_checkpoint_state(model_dir)
     if saver is not None and state is not None:
-        saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
+        # What `saver.recover_last_checkpoints` does, without the deprecated
+        # `get_checkpoint_mtimes` it calls (whose warning a user would read on resume).
+        timed = [(path, _checkpoint_mtime(path)) for path in state.all_model_checkpoint_paths]
+        saver.set_last_checkpoints_with_time([(path, t) for path, t in timed if t is not None])
+
+
+def _checkpoint_mtime(path: str) -> Optional[float]:
+    """When checkpoint `path` was written (its .index file's, or a V1 file's, mtime)."""
+    for candidate in (path + ".index", path):
+        try:
+            return tf.io.gfile.stat(candidate).mtime_nsec / 1e9
+        except tf.errors.NotFoundError:
+            continue
+    return None
 
 
 class _WorkerSessionCreator(tf.compat.v1.train.WorkerSessionCreator):

@@ -20,9 +20,6 @@ from estimator_lib.bin import input_benchmark
 from estimator_lib.bin import make_tfrecords
 from estimator_lib.bin.jobs import progress
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared", "data",
-                      "oct-sample")
-
 
 def _run(main, **flags):
     out = io.StringIO()
@@ -89,16 +86,18 @@ class MakeTfrecordsTest(_FlagsParsed):
         self.assertEqual(images.shape, (4, 32, 32, 3))
         self.assertAllEqual(sorted(tf.argmax(labels, 1).numpy()), [0, 1, 2, 3])
 
-    def test_converts_a_plain_class_folder(self):
-        if not os.path.isdir(SAMPLE):
-            self.skipTest(f"{SAMPLE} not present")
+    def test_converts_a_plain_class_folder_holding_out_the_oct_test_split(self):
+        data_dir = os.path.join(self.get_temp_dir(), "plain")  # CLASS/*.jpeg, 5 a class.
+        fixtures.write_image_folder(data_dir, per_class=5)
         output_dir = os.path.join(self.get_temp_dir(), "sample")
-        printed = _run(make_tfrecords.main, data_dir=SAMPLE, output_dir=output_dir,
+        printed = _run(make_tfrecords.main, data_dir=data_dir, output_dir=output_dir,
                        image_format="jpeg")
-        self.assertIn("converting it as one CLASS/*.jpeg folder named 'train'", printed)
-        metadata = make_tfrecord_input_fn(output_dir, name="train", batch_size=8).metadata
-        self.assertEqual(metadata["num_examples"], 8)
-        self.assertEqual(metadata["class_names"], ["CNV", "DME", "DRUSEN", "NORMAL"])
+        self.assertIn("converting it as one CLASS/*.jpeg folder, 20% of each class held out "
+                      "as 'test' (the draw --dataset=oct makes).", printed)
+        for name, count in (("train", 16), ("test", 4)):
+            metadata = make_tfrecord_input_fn(output_dir, name=name, batch_size=8).metadata
+            self.assertEqual(metadata["num_examples"], count)
+            self.assertEqual(metadata["class_names"], ["CNV", "DME", "DRUSEN", "NORMAL"])
 
     def test_bad_image_is_a_data_error(self):
         data_dir = os.path.join(self.get_temp_dir(), "bad")

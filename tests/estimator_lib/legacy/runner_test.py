@@ -104,6 +104,46 @@ class LegacyProgramsTest(tf.test.TestCase):
         self.assertNotIn("Traceback", process.stderr)
 
 
+class ModuleProgramTest(tf.test.TestCase):
+    """`python -m estimator_lib.run -m PACKAGE.MODULE`, as a user runs it: quiet start."""
+
+    def test_a_package_module_with_relative_imports_runs_as_python_m_runs_it(self):
+        tmpdir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        package = os.path.join(tmpdir, "legacy_pkg")
+        os.makedirs(package)
+        files = {
+            "__init__.py": "",
+            "helper.py": "GREETING = 'hello from helper'\n",
+            "main.py": """\
+                import sys
+                import tensorflow as tf
+                from .helper import GREETING
+                tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+                tf.compat.v1.logging.info("the program's own log line")
+                print(GREETING, __name__, sys.argv[1:], sys.argv[0].endswith("main.py"),
+                      tf.estimator.ModeKeys.TRAIN)
+                """,
+        }
+        for name, body in files.items():
+            with open(os.path.join(package, name), "w") as f:
+                f.write(textwrap.dedent(body))
+        env = {key: value for key, value in os.environ.items()
+               if key not in ("TF_USE_LEGACY_KERAS", "TF_CONFIG", "TF_CPP_MIN_LOG_LEVEL")}
+        env.update(TMPDIR=tmpdir,
+                   PYTHONPATH=os.pathsep.join(filter(None, [_REPO, env.get("PYTHONPATH")])))
+        process = subprocess.run(
+            [sys.executable, "-m", "estimator_lib.run", "-m", "legacy_pkg.main", "--a=1", "b"],
+            cwd=tmpdir, env=env, capture_output=True, text=True, timeout=_TIMEOUT_S,
+            check=False)
+        self.assertEqual(process.returncode, 0, process.stderr[-3000:])
+        self.assertEqual(process.stdout,
+                         "hello from helper __main__ ['--a=1', 'b'] True train\n")
+        # The program's own logging, and none of TensorFlow's start-up lines (nor, on a
+        # machine without a GPU, its failed cuInit).
+        self.assertEqual(process.stderr, "INFO:tensorflow:the program's own log line\n")
+        self.assertEqual(sorted(os.listdir(tmpdir)), ["legacy_pkg"])  # Nothing left behind.
+
+
 class RunnerTest(tf.test.TestCase):
     """runner.main in this process, on tiny scripts that import no TensorFlow."""
 
@@ -138,6 +178,15 @@ class RunnerTest(tf.test.TestCase):
         self.assertEqual(status, 2)
         self.assertIn("cannot find script 'no_such_script.py'", stderr)
         self.assertIn(runner.USAGE, stderr)
+
+    def test_a_missing_module_is_a_usage_error(self):
+        status, _, stderr = self._main(["estimator_lib.run", "-m", "no_such_pkg.module"])
+        self.assertEqual(status, 2)
+        self.assertIn("estimator_lib.run: no module named 'no_such_pkg.module'", stderr)
+        self.assertIn(runner.USAGE, stderr)
+        status, _, stderr = self._main(["estimator_lib.run", "-m"])
+        self.assertEqual((status, stderr.splitlines()[0]),
+                         (2, "estimator_lib.run: -m needs a module name."))
 
     def test_help(self):
         status, stdout, _ = self._main(["estimator_lib.run", "--help"])

@@ -12,15 +12,13 @@ from typing import List, Optional
 
 import tensorflow as tf
 
+from estimator_lib.bin.jobs import device_count
 from estimator_lib.core import tf_config as tf_config_lib
 
-# Logical CPU devices allowed without GPUs: enough for --devices=1,2,4,8.
-MIN_CPU_DEVICE_LIMIT = 8
-
-
-def cpu_device_limit() -> int:
-    """The most logical CPU devices a run may ask for."""
-    return max(MIN_CPU_DEVICE_LIMIT, os.cpu_count() or 1)
+# Re-exported: the count rules need no TensorFlow (the binaries check before it loads).
+MIN_CPU_DEVICE_LIMIT = device_count.MIN_CPU_DEVICE_LIMIT
+cpu_device_limit = device_count.cpu_device_limit
+check_count = device_count.check_count
 
 
 def count_gpus() -> int:
@@ -48,22 +46,6 @@ class Devices:
             return f"the CPU ({os.cpu_count()} cores)"
         return (f"{count} logical CPU devices that share the same {os.cpu_count()} cores "
                 "(they show correctness, not speed-up)")
-
-
-def check_count(num_devices: int, *, gpus: int, asked: Optional[str] = None) -> None:
-    """Raises ValueError when `num_devices` is more than this machine can give.
-
-    `asked` names the flag in the message (default `--num_devices=N`).
-    """
-    asked = asked or f"--num_devices={num_devices}"
-    if gpus:
-        if num_devices > gpus:
-            raise ValueError(
-                f"{asked} but this machine has {gpus} GPU(s); ask for 1 to {gpus}.")
-    elif num_devices > cpu_device_limit():
-        raise ValueError(
-            f"{asked} but this machine has no GPU, and at most {cpu_device_limit()} logical "
-            f"CPU devices are allowed (they share the same {os.cpu_count()} cores).")
 
 
 def configure(num_devices: int) -> Devices:

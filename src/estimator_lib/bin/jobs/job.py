@@ -103,9 +103,18 @@ class JobSummary:
     # Worker processes of a multi-worker job (TF_CONFIG); examples_per_sec counts all.
     workers: int = 1
     task: str = "chief"
+    # The global step this run started from (> 0: it resumed a model_dir).
+    start_step: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def _steps(self) -> str:
+        if not self.start_step:
+            return f"{self.train_steps} (global step now {self.global_step})"
+        return (f"{max(0, self.global_step - self.start_step)} this run, resumed from global "
+                f"step {self.start_step} (--train_steps={self.train_steps}, global step now "
+                f"{self.global_step})")
 
     def lines(self) -> List[str]:
         """The summary the binary prints."""
@@ -125,7 +134,7 @@ class JobSummary:
             f"  devices        {self.device_description}{workers}; strategy: {self.strategy}",
             f"  global batch   {self.global_batch} (--batch_size_scope="
             f"{self.batch_size_scope})",
-            f"  steps          {self.train_steps} (global step now {self.global_step})",
+            f"  steps          {self._steps()}",
             f"  accuracy       {accuracy}",
             f"  examples/sec   {rate}",
             f"  train time     {self.train_secs:.1f} s",
@@ -327,7 +336,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         accuracy=_float(results.get("accuracy")), eval_loss=_float(results.get("loss")),
         eval_split=inputs.eval_split if results else None, train_secs=train_secs,
         total_secs=time.time() - start, model_dir=estimator.model_dir,
-        export_path=export_path, workers=setup.workers, task=task)
+        export_path=export_path, workers=setup.workers, task=task, start_step=already)
     filename = SUMMARY_FILENAME if writer else summary_filename(task)
     with open(os.path.join(estimator.model_dir, filename), "w", encoding="utf-8") as f:
         json.dump(summary.to_dict(), f, indent=2, sort_keys=True)

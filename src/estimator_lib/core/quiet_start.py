@@ -1,0 +1,75 @@
+"""TensorFlow loaded by an entry point without its C++ start-up lines on stderr.
+
+For the binaries and `python -m estimator_lib.run` only: a program that imports
+estimator_lib gets TensorFlow exactly as TensorFlow starts. TF 2.21 logs its start-up
+lines (`I0000 ... cudart_stub.cc ... Could not find cuda drivers`, the CPU-feature
+note) through absl before absl's log is initialised, where TF_CPP_MIN_LOG_LEVEL does
+not reach, and on a machine without a GPU the first device listing logs
+`E0000 ... failed call to cuInit: ... CUDA error`. A user reads "ERROR" and "CUDA
+error" before anything of theirs. So `load_tensorflow` imports TensorFlow and lists the
+GPUs with stderr (file descriptor 2) captured, then passes on what was written less
+those lines. The cuInit line is kept where NVIDIA device files exist (/dev/nvidia0...):
+there a failed cuInit is a real problem (a driver that does not load).
+"""
+
+import glob
+import importlib
+import os
+import re
+import sys
+import tempfile
+
+from estimator_lib.core import environment
+
+# TF_CPP_MIN_LOG_LEVEL set by an entry point: C++ warnings and info hidden, errors kept.
+ENTRY_POINT_TF_CPP_LOG_LEVEL = "2"
+_START_UP_NOISE = re.compile(
+    r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IW]\d{4} "
+    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate)")
+_NO_GPU_NOISE = re.compile(r"^E\d{4} .*failed call to cuInit")
+
+
+def nvidia_devices_present() -> bool:
+    """Whether this machine has NVIDIA device files (/dev/nvidia0, ...); no TensorFlow."""
+    return bool(glob.glob("/dev/nvidia[0-9]*"))
+
+
+def is_start_up_noise(line: str, *, gpu_expected: bool) -> bool:
+    """Whether `line` is one of TensorFlow's start-up lines filtered by `load_tensorflow`."""
+    return bool(_START_UP_NOISE.match(line)
+                or (not gpu_expected and _NO_GPU_NOISE.match(line)))
+
+
+def load_tensorflow(*, verbose: bool = False) -> None:
+    """Imports TensorFlow (Keras 2 first) and lists its GPUs, hiding the start-up lines.
+
+    Does nothing but import when `verbose`, when TF_CPP_MIN_LOG_LEVEL is set by the user
+    (they asked for TensorFlow's own lines) or when TensorFlow is already loaded.
+    Otherwise sets TF_CPP_MIN_LOG_LEVEL=2 for this process (an entry point's choice,
+    documented in docs/binaries.md) and filters stderr while TensorFlow starts. Listing
+    the physical GPUs does not initialise the runtime: logical devices may still be set.
+
+    Args:
+        verbose: True to show every line TensorFlow writes (e.g. --verbosity=1).
+    """
+    importlib.import_module("estimator_lib.core.keras_switch")  # Before TensorFlow.
+    if verbose or "tensorflow" in sys.modules or not environment.default_tf_cpp_log_level(
+            ENTRY_POINT_TF_CPP_LOG_LEVEL):
+        importlib.import_module("tensorflow")
+        return
+    gpu_expected = nvidia_devices_present()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            tf = importlib.import_module("tensorflow")
+            tf.config.list_physical_devices("GPU")  # Where cuInit runs (and fails).
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            for line in captured.read().decode(errors="replace").splitlines():
+                if not is_start_up_noise(line, gpu_expected=gpu_expected):
+                    sys.stderr.write(line + "\n")
+            sys.stderr.flush()
