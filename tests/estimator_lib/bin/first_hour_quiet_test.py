@@ -26,7 +26,7 @@ from estimator_lib.core import quiet_start
 from estimator_lib.datasets import folder_scan
 from estimator_lib.datasets import oct_folder
 
-pytestmark = pytest.mark.timeout(400)
+pytestmark = pytest.mark.timeout(600)  # Binaries started at once: minutes under load.
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -51,7 +51,7 @@ def _start(binary, *args, tmpdir, no_tensorflow=None):
 
 
 def _finish(process):
-    out, err = process.communicate(timeout=350)
+    out, err = process.communicate(timeout=540)
     return process.returncode, out, err
 
 
@@ -87,6 +87,7 @@ class BeforeTensorFlowTest(tf.test.TestCase):
                                  f"--data_dir={cls.full}"),
             "input_missing": ("input_benchmark", f"--data_dir={cls.missing}"),
             "scaling_devices": ("scaling_benchmark", "--devices=1,64"),
+            "train_help": ("train", "--help"),
         }
         started = {key: _start(*args, tmpdir=tmp, no_tensorflow=no_tensorflow)
                    for key, args in cases.items()}
@@ -95,6 +96,11 @@ class BeforeTensorFlowTest(tf.test.TestCase):
     def _assert_error(self, key, code, message):
         returncode, out, err = self.results[key]
         self.assertEqual((returncode, out, err), (code, "", message + "\n"))
+
+    def test_help_answers_without_tensorflow(self):
+        returncode, out, err = self.results["train_help"]
+        self.assertEqual((returncode, err), (0, ""))
+        self.assertIn("--batch_size_scope", out)
 
     def test_positional_arguments_exit_2(self):
         self._assert_error(

@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pytest
@@ -26,7 +25,8 @@ from estimator_lib.training import checkpoints
 from estimator_lib.training import model_dir_lock
 from tests.datasets import fixtures
 
-pytestmark = pytest.mark.timeout(400)
+# Eight binaries start at once in setUpClass: on 2 loaded cores that takes minutes.
+pytestmark = pytest.mark.timeout(600)
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -102,14 +102,10 @@ class FirstHourTest(tf.test.TestCase):
             "plain": ("train", "--dataset=oct", f"--data_dir={cls.plain}", "--train_steps=12",
                       f"--model_dir={cls.plain_model_dir}", *_TINY),
         }
-        cls.seconds = {}
         cls.results = {}
-        started = {}
-        for key, args in cases.items():
-            started[key] = (time.perf_counter(), _start(*args))
-        for key, (start, process) in started.items():
-            out, err = process.communicate(timeout=300)
-            cls.seconds[key] = time.perf_counter() - start
+        started = {key: _start(*args) for key, args in cases.items()}
+        for key, process in started.items():
+            out, err = process.communicate(timeout=540)
             cls.results[key] = (process.returncode, out, err)
         # Then again on the finished run's model_dir, with a lower step.
         again = _start("train", "--dataset=oct", f"--data_dir={cls.plain}", "--train_steps=5",
@@ -125,14 +121,14 @@ class FirstHourTest(tf.test.TestCase):
         self.assertLen([line for line in lines if ": error: " in line], 1, err[-3000:])
         return lines[-1]
 
-    def test_help_is_fast_and_quiet(self):
+    def test_help_is_quiet(self):
         code, out, err = self.results["help"]
         self.assertEqual(code, 0, err)
         self.assertIn("--batch_size_scope", out)
         for line in (out + err).splitlines():
             self.assertFalse(line.startswith(_NOISE), line)
-        # Started beside seven others on a shared machine; unloaded it takes ~0.1 s.
-        self.assertLess(self.seconds["help"], 3.0)
+        # That it answers before TensorFlow loads (~0.1 s): first_hour_quiet_test, with a
+        # TensorFlow that refuses to import; a wall-clock bound here failed under load.
 
     def test_a_flag_of_another_binary_is_refused_naming_it(self):
         self.assertEqual(
