@@ -1,7 +1,8 @@
 """Process-wide test set-up: Keras 2 for tf.keras, and two logical CPU devices.
 
 Logical devices can be configured once per process, before TensorFlow
-initialises its runtime, so it happens here, at collection time.
+initialises its runtime, so it happens here, at collection time: in each of
+pytest-xdist's worker processes (setup.cfg's `-n 2`), or in pytest's own with `-n 0`.
 
 `pytest --quick` runs the representative subset listed in tests/quick.txt (what CI
 runs on Python 3.13, and tools/try_tf_nightly.sh on TensorFlow's nightly).

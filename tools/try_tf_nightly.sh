@@ -19,7 +19,8 @@ python="${PYTHON:-python3}"
 "$venv/bin/pip" install -q --pre tf-nightly tf-keras-nightly
 # The rest of install_requires and the test extras, without TensorFlow or tf-keras.
 "$venv/bin/pip" install -q tensorboard "absl-py>=1.4" "numpy>=1.23" "kaggle>=1.6" \
-    "matplotlib>=3.7" "pytest>=7.4" "pytest-timeout>=2.2" "h5py>=3.8"
+    "matplotlib>=3.7" "pytest>=7.4" "pytest-timeout>=2.2" "pytest-xdist>=3.0" \
+    "h5py>=3.8"
 "$venv/bin/pip" install -q --no-deps -e .
 
 "$venv/bin/python" - <<'PY'
