@@ -256,6 +256,7 @@ class _PhaseRecorder:
         # pylint: disable=import-outside-toplevel
         from estimator_lib.graph import inputs
         from estimator_lib.graph import model_graph
+        from estimator_lib.graph import restore
         from estimator_lib.keras import conversion
         from estimator_lib.training import checkpoints
         from estimator_lib.training import train_model
@@ -267,7 +268,7 @@ class _PhaseRecorder:
             (Estimator, "train", "Estimator.train"),
             (model_graph.ModelGraph, "call_model_fn", "model_fn (graph construction)"),
             (model_graph.ModelGraph, "prepare_restore_or_warm_start", "warm start / restore check"),
-            (checkpoints, "newest_readable", "newest readable checkpoint lookup"),
+            (restore, "newest_readable", "newest readable checkpoint lookup"),
             (train_model, "_open_summary_writer_without_graph", "summary writer open"),
             (train.MonitoredSession, "__init__", "MonitoredSession created (hooks' begin, "
              "session, after_create_session)"),
