@@ -33,7 +33,20 @@ class _SignalAtStep(tf.compat.v1.train.SessionRunHook):
                 os.kill(os.getpid(), self.signum)
 
 
+# A process started in the foreground has Python's own SIGINT handler; one started as a
+# background job of a non-interactive shell (`cmd &` in a script, as some CI runners and
+# `nohup` wrappers start pytest) inherits SIGINT ignored, which train() leaves ignored
+# (test_an_ignored_signal_stays_ignored). The tests below are about Python's handler, so
+# they set it themselves rather than depend on how pytest was started.
+_FOREGROUND_SIGINT = "signal.signal(signal.SIGINT, signal.default_int_handler)"
+
+
 class PreemptionTest(tf.test.TestCase):
+
+    def setUp(self):
+        super().setUp()
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        self.addCleanup(signal.signal, signal.SIGINT, previous)
 
     def _estimator(self):
         return el.Estimator(testing.linear_model_fn, config=el.RunConfig(
@@ -144,8 +157,9 @@ class PreemptionTest(tf.test.TestCase):
         self.assertEqual(restore.global_step_of(estimator.model_dir), 2)
 
 
-_PROGRAM = textwrap.dedent("""
+_PROGRAM = textwrap.dedent(f"""
     import os, signal, sys
+    {_FOREGROUND_SIGINT}
     import estimator_lib as el
     from estimator_lib.graph import restore
     from tests.estimator_lib import testing
