@@ -3,7 +3,9 @@
 Libraries built on tf.estimator call these from the original's module paths (a
 canned estimator of their own calls `estimator.maybe_overwrite_model_dir_and_session_config`,
 an input pipeline `util.parse_input_fn_result`); `compat.install()` puts each at its
-original path (legacy/original_paths.py). They behave as the original's did.
+original path (the table of legacy/original_tree.py). They behave as the original's did.
+So do the export module's names that TensorFlow still ships (`build_all_signature_defs`,
+`TrainOutput`, ...), re-exported here for that table.
 """
 
 import collections.abc
@@ -12,6 +14,8 @@ import tempfile
 from typing import List, Optional, Sequence
 
 import tensorflow as tf
+from tensorflow.python.saved_model import model_utils
+from tensorflow.python.saved_model.model_utils import export_output
 from tensorflow.python.util import function_utils
 
 from estimator_lib.graph import inputs
@@ -27,6 +31,16 @@ AVERAGE_LOSS_METRIC_KEY = "average_loss"
 # util.py: attempts at creating a timestamped directory; the argument-name helper.
 MAX_DIRECTORY_CREATION_ATTEMPTS = 10
 fn_args = function_utils.fn_args
+
+# export/export.py and export_lib.py: TensorFlow's own names, as the original re-exported them.
+build_all_signature_defs = model_utils.build_all_signature_defs
+get_temp_export_dir = model_utils.get_temp_export_dir
+get_timestamped_export_dir = model_utils.get_timestamped_export_dir
+export_outputs_for_mode = model_utils.export_outputs_for_mode
+get_export_outputs = model_utils.get_export_outputs
+EXPORT_TAG_MAP = model_utils.EXPORT_TAG_MAP
+SIGNATURE_KEY_MAP = model_utils.SIGNATURE_KEY_MAP
+TrainOutput = export_output.TrainOutput
 
 # pandas_io.py / feeding_functions.py: whether pandas can be imported. Found without
 # importing it, so estimator_lib's import does not pay for pandas.

@@ -160,7 +160,7 @@ PRIVATES: List[Private] = [
        "label vocabularies as the original's heads build them"),
     # ------------------------------------------------------------ export, model_fn
     _p(_TF + "saved_model.model_utils.export_output", None,
-       ("export/receivers.py", "legacy/original_paths.py"),
+       ("export/receivers.py", "legacy/original_helpers.py"),
        "ExportOutput classes: the original's, which TensorFlow still ships"),
     _p(_TF + "saved_model.model_utils.export_utils", None,
        ("core/model_fn.py", "export/saved_model.py"),
@@ -213,7 +213,7 @@ PRIVATES: List[Private] = [
     _p(_TF + "tpu.tpu", "_TPUInferenceContext", "tpu/tpu_inference.py",
        "the inference context tpu.rewrite's graph is built in, as the original"),
     # ------------------------------------------------------------ legacy surfaces
-    _p(_TF + "saved_model.model_utils", None, "legacy/original_paths.py",
+    _p(_TF + "saved_model.model_utils", None, "legacy/original_helpers.py",
        "the original export module's names, which TensorFlow still ships"),
     _p(_TF + "util.deprecation", None, "legacy/estimator_export.py",
        "the original's estimator_export decorator marks deprecations as TensorFlow does"),
