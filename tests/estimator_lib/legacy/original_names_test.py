@@ -17,6 +17,8 @@ import types
 import tensorflow as tf
 
 from estimator_lib import compat
+from estimator_lib.legacy import original_tree
+from tests.estimator_lib.legacy import route_check
 
 _DATA = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "data",
                      "tf215_names.json")
@@ -52,6 +54,17 @@ TEST_HELPERS = {
 # pending: implemented by another branch (none left).
 PENDING = {}
 EXCEPTIONS = {**TPU_HARDWARE, **TF_REMOVED, **TEST_HELPERS, **PENDING}
+
+# Paths of legacy/original_tree.py that TF 2.15 did not have, each with why it stays.
+EXTRA_PATHS = {
+    _T + "canned.boosted_trees": "tensorflow-estimator <= 2.8's BoostedTrees* module (refusals)",
+    _T + "keras": "keras_lib's older name, which TF 2.15's `tensorflow.python.estimator.keras` "
+                  "shim still re-exported",
+    _T + "warm_starting_util": "an older home of VocabInfo and WarmStartSettings",
+    _T + "tpu.experimental": "estimator_lib.tpu.experimental, under the package's own path",
+    "tensorflow.estimator.inputs": "alias of api._v2.estimator.inputs, importable only",
+    "tensorflow.compat.v2.estimator.inputs": "alias of api._v2.estimator.inputs, importable only",
+}
 
 # Names that resolve to a refusal (NotImplementedError naming the alternative).
 _REFUSAL_MODULES = ("estimator_lib.legacy.unsupported",)
@@ -206,6 +219,36 @@ class OriginalNamesTest(tf.test.TestCase):
         inputs = importlib.import_module(_T + "api._v2.estimator.inputs")
         self.assertEqual([], [n for n in dir(inputs) if not n.startswith("_")])
         self.assertIs(inputs, tf.estimator.inputs)
+
+
+class TableTest(tf.test.TestCase):
+    """legacy/original_tree.py holds every recorded module path, and only those."""
+
+    def _table_paths(self):
+        paths = set(original_tree.TREE)
+        for alias, target in original_tree.ALIASES.items():
+            paths.update(alias + path[len(target):] for path in original_tree.TREE
+                         if path == target or path.startswith(target + "."))
+        return paths
+
+    def test_every_recorded_module_is_a_path_of_the_table(self):
+        data = _load()
+        recorded = set(data["modules"]) | set(data["pre_split"])
+        self.assertEqual([], sorted(recorded - self._table_paths() - set(EXCEPTIONS)))
+
+    def test_every_path_of_the_table_was_recorded_or_says_why_not(self):
+        data, routes = _load(), route_check.load()["routes"]
+        recorded = (set(data["modules"]) | set(data["pre_split"]) | set(routes)
+                    | {r["reaches"] for r in routes.values()} | {r["root"] for r in routes.values()}
+                    | {"tensorflow_estimator.python"})  # The parent of the recorded modules.
+        extra = sorted(path for path in self._table_paths() - recorded
+                       if not path.startswith("tensorflow.python.estimator."))
+        self.assertEqual(sorted(EXTRA_PATHS), extra)
+        # The pre-split names mirror the table (TF 2.15 had shims for 31 of them).
+        self.assertEqual([], sorted(
+            path for path in self._table_paths() - recorded
+            if path.startswith("tensorflow.python.estimator.") and
+            _T + path[len("tensorflow.python.estimator."):] not in self._table_paths()))
 
 
 class UninstallTest(tf.test.TestCase):
