@@ -1,13 +1,15 @@
 """The training graph of one train() call: step, input, model_fn, loop, restore, saver.
 
-`build(model, input_fn, job)` builds it in the default graph (which the caller made,
-under the job's strategy scope or device function) and returns what the rest of the
-training path needs: the TRAIN spec, the input's hooks, the steps-per-run loop, the
-checkpoint restored from and the step tensor the logging hook reports.
+`built(model, input_fn, job)` makes a new graph under the job's strategy scope (or
+device function), builds it, and yields what the rest of the training path needs
+while the graph stays the default: the TRAIN spec, the input's hooks, the
+steps-per-run loop, the checkpoint restored from and the step tensor the logging
+hook reports.
 """
 
+import contextlib
 import dataclasses
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import tensorflow as tf
 from tensorflow.python.training import training_util
@@ -15,6 +17,7 @@ from tensorflow.python.training import training_util
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.distribute import replica_specs
+from estimator_lib.distribute import strategies
 from estimator_lib.distribute.job_shape import JobShape
 from estimator_lib.graph import inputs
 from estimator_lib.graph import restore
@@ -41,15 +44,27 @@ class TrainGraph:
     step: tf.Tensor
 
 
-def build(model: ModelGraph, input_fn: Callable, job: JobShape) -> TrainGraph:
-    """Builds the training graph of `model` on `input_fn` in the default graph.
+@contextlib.contextmanager
+def built(model: ModelGraph, input_fn: Callable, job: JobShape) -> Iterator[TrainGraph]:
+    """The training graph of `model` on `input_fn`, built in a new graph that stays the
+    default, under the job's strategy scope or device function, inside the block.
 
     Args:
         model: The model_fn, params and RunConfig (model_dir, cadences).
         input_fn: The training input_fn.
-        job: The job's shape (its strategy, its steps per run).
+        job: The job's shape (its strategy or device function, its steps per run).
+
+    Raises:
+        ValueError: If the job's steps per run cannot run in the in-graph loop.
     """
-    graph = tf.compat.v1.get_default_graph()
+    if job.steps_per_run > 1:
+        steps_loop.check_supported(job)
+    with tf.Graph().as_default() as graph, strategies.train_scope(
+            graph, job.strategy, job.device_fn):
+        yield _build(graph, model, input_fn, job)
+
+
+def _build(graph, model: ModelGraph, input_fn: Callable, job: JobShape) -> TrainGraph:
     config = model.config
     model.start_graph(graph)
     build_step, input_hooks = _train_step(model, input_fn, job.strategy, job.steps_per_run)

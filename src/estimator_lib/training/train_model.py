@@ -2,7 +2,7 @@
 
     0. the job's shape arrives decided (`distribute/job_shape.decide`, by the caller):
        strategy or device function, roles, steps per run, session config;
-    1. build the graph (`train_graph.build`): global step, input, model_fn (once per
+    1. build the graph (`train_graph.built`): global step, input, model_fn (once per
        replica under a strategy), the steps-per-run loop, the saver;
     2. plan the hooks (`hook_plan.plan`), attach the saving listeners;
     3. create the session (`session.training_session`), holding the model_dir lock;
@@ -17,12 +17,10 @@ import tensorflow as tf
 from estimator_lib.distribute.job_shape import JobShape
 from estimator_lib.graph import restore
 from estimator_lib.graph.model_graph import ModelGraph
-from estimator_lib.distribute import strategies
 from estimator_lib.training import hook_plan
 from estimator_lib.training import model_dir_lock
 from estimator_lib.training import preemption
 from estimator_lib.training import session as session_lib
-from estimator_lib.training import steps_loop
 from estimator_lib.training import train_graph
 
 logging = tf.compat.v1.logging
@@ -47,12 +45,8 @@ def train_model(model: ModelGraph, input_fn: Callable, *, job: JobShape, hooks: 
     """
     config = model.config
     logging.debug("Training as a %s.", job.describe())
-    if job.steps_per_run > 1:
-        steps_loop.check_supported(job)
-    with tf.Graph().as_default() as graph, strategies.train_scope(
-            graph, job.strategy, job.device_fn):
-        # 1. The graph.
-        built = train_graph.build(model, input_fn, job)
+    # 1. The graph.
+    with train_graph.built(model, input_fn, job) as built:
         spec = built.spec
 
         # 2. The hooks.
