@@ -369,7 +369,7 @@ def _in_memory_evaluation(estimator: Estimator) -> in_memory_evaluator.InMemoryE
     """InMemoryEvaluatorHook's interface to an Estimator: evaluate() in its two halves,
     through the original's method names (a subclass's overrides are honoured)."""
     return in_memory_evaluator.InMemoryEvaluation(
-        scope=lambda: strategies.scope(estimator._config.eval_distribute),
+        scope=lambda: strategies.scope(estimator.config.eval_distribute),
         build=lambda input_fn: estimator._evaluate_build_graph(input_fn, checkpoint_path=None),
         run=lambda built, **kwargs: estimator._evaluate_run(built, checkpoint_path=None,
                                                             **kwargs))
