@@ -182,7 +182,7 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     if part == job_shape.TRAINER:
         return _run_distributed_worker(estimator, train_spec, eval_spec)
     if part in (job_shape.PARAMETER_SERVER_TRAINER, job_shape.PARAMETER_SERVER_HOST):
-        return _run_parameter_server_task(estimator, train_spec, eval_spec, role)
+        return _run_parameter_server_task(estimator, train_spec, eval_spec, part, role)
     logging.info("Running training and evaluation locally (non-distributed).")
     logging.info(
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
@@ -223,7 +223,7 @@ def _run_distributed_worker(estimator, train_spec, eval_spec):
     return None
 
 
-def _run_parameter_server_task(estimator, train_spec, eval_spec, role):
+def _run_parameter_server_task(estimator, train_spec, eval_spec, part, role):
     """One task of parameter-server training, as the original's run_<task type>.
 
     ps: serves until the chief and workers finish; chief, master and worker: start the
@@ -231,7 +231,7 @@ def _run_parameter_server_task(estimator, train_spec, eval_spec, role):
     tell the ps tasks they are done (distribute/parameter_servers.py).
     """
     config = estimator.config
-    if role.part_in_train_and_evaluate() == job_shape.PARAMETER_SERVER_HOST:
+    if part == job_shape.PARAMETER_SERVER_HOST:
         parameter_servers.serve(config)
         return None
     parameter_servers.start_server(config)  # Before the delay: the others connect to it.
