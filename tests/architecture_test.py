@@ -1,14 +1,20 @@
 """docs/architecture.md's claims, pinned: each one a test here or elsewhere (named).
 
+Every check walks the whole package (bin/, datasets/ and flags/ included); the size
+check also walks bench/.
+
 - every module the doc names exists (here);
 - the top level of estimator_lib/ is the public face alone (here);
-- every environment variable is read in core/environment.py (here);
+- every environment variable is read in core/environment.py (here; the exceptions
+  named, each with its reason);
 - every session the library runs a model in is made in training/session.py (here);
-- the job's shape is decided in distribute/job_shape.py alone (here);
-- what writes into model_dir (here, for a train/evaluate/export run);
-- the layers: tests/build_test.py; the TensorFlow internals:
-  tests/estimator_lib/tf_internals/registry_test.py; the hook order:
-  tests/estimator_lib/training/hook_plan_test.py.
+- the job's kind is decided in distribute/ alone: no other module reads a config's
+  strategy, cluster or task (or TF_CONFIG) except the reads listed here, each with
+  its reason (here);
+- no module over 400 lines, in the package and in bench/ (here);
+- the layers, and bench/ importing no binary: tests/build_test.py; the TensorFlow
+  internals: tests/estimator_lib/tf_internals/registry_test.py; the hook order and
+  hook_plan.plan's purity: tests/estimator_lib/training/hook_plan_test.py.
 """
 
 import ast
@@ -19,20 +25,92 @@ import unittest
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY = os.path.join(_REPO, "src", "estimator_lib")
 _DOC = os.path.join(_REPO, "docs", "architecture.md")
+_BENCH = os.path.join(_REPO, "bench")
 _PUBLIC_FACE = {"__init__.py", "_api.py", "_lazy_api.py", "compat.py", "experimental.py",
                 "run.py"}
+_MAX_LINES = 400
+
+# What a config (or TF_CONFIG) says about the kind of job: its strategy, its cluster,
+# this task. Read from anything named `*config` (config, self._config, run_config...).
+_JOB_KIND_FIELDS = {"train_distribute", "eval_distribute", "cluster_spec", "task_type",
+                    "task_id", "is_chief", "num_worker_replicas", "num_ps_replicas",
+                    "global_id_in_cluster"}
+_JOB_KIND_CALLS = {"read_tf_config", "tf_config_text", "cluster_settings", "local_settings"}
+_EVERYTHING = frozenset(_JOB_KIND_FIELDS | _JOB_KIND_CALLS)
+# Outside distribute/, who may read them, what, and why that decides no kind of job.
+_JOB_KIND_READERS = {
+    "core/run_config.py": (_EVERYTHING, "RunConfig itself (tf.estimator API): it exposes "
+                           "these, and computes its own public session_config from them at "
+                           "construction, as the original's did"),
+    "core/tf_config.py": (_EVERYTHING, "parses TF_CONFIG into the cluster and task RunConfig "
+                          "exposes"),
+    "tpu/tpu_config.py": ({"read_tf_config"}, "TF_CONFIG's service.tpu_worker_job_name: "
+                          "TPUConfig's job name, not the job's kind"),
+    "engine/estimator.py": ({"eval_distribute"}, "evaluate() builds and runs under "
+                            "eval_distribute as given; no role or mode is decided"),
+    "canned/dnn.py": ({"num_ps_replicas"}, "the partitioner's shard count, as the original's "
+                      "model_fn read it"),
+    "canned/linear.py": ({"num_ps_replicas"}, "the partitioner's shard count, as the "
+                         "original's"),
+    "canned/dnn_linear_combined.py": ({"num_ps_replicas"}, "the partitioner's shard count, as "
+                                      "the original's"),
+    "canned/kmeans.py": ({"is_chief"}, "the original's model_fn passes config.is_chief to its "
+                         "cluster-initialising hook"),
+    "canned/saved_model_estimator.py": ({"train_distribute", "eval_distribute"},
+                                        "refuses any strategy, as the original's constructor"),
+    "hooks/global_batch.py": ({"train_distribute"}, "the strategy a batch spans, from the "
+                              "caller's config when none is given: arithmetic"),
+}
+# Environment reads outside core/environment.py, and why.
+_ENVIRONMENT_READERS = {
+    "core/environment.py": "every variable the library reads",
+    "core/keras_switch.py": "writes TF_USE_LEGACY_KERAS before TensorFlow loads; reads none",
+    "bin/scaling_benchmark.py": "a binary: passes its environment on to the runs it starts",
+    "datasets/kaggle_download.py": "the Kaggle credentials (datasets/ imports nothing of the "
+                                   "library)",
+}
+# Sessions made outside training/session.py: none runs a model.
+_OTHER_SESSIONS = {
+    "distribute/parameter_servers.py": "the ps tasks' queue sessions",
+    "datasets/synthetic.py": "materialises synthetic arrays in a private graph",
+}
 
 
-def _library_sources(skip=("bin", "datasets", "flags")):
-    for directory, _, files in os.walk(_LIBRARY):
-        relative_dir = os.path.relpath(directory, _LIBRARY)
-        if relative_dir.split(os.sep)[0] in skip:
-            continue
+def _sources(root):
+    for directory, _, files in os.walk(root):
         for name in sorted(files):
             if name.endswith(".py"):
                 path = os.path.join(directory, name)
                 with open(path) as f:
-                    yield os.path.relpath(path, _LIBRARY).replace(os.sep, "/"), ast.parse(f.read())
+                    yield os.path.relpath(path, root).replace(os.sep, "/"), f.read()
+
+
+def _library_sources():
+    """(path relative to estimator_lib/, AST) of every module of the package."""
+    for relative, text in _sources(_LIBRARY):
+        yield relative, ast.parse(text)
+
+
+def job_kind_reads(tree):
+    """[(name, line)]: where `tree` reads a config's strategy, cluster or task, or TF_CONFIG."""
+    found = []
+
+    def is_config(node):
+        return bool(re.search(r"config$", ast.unparse(node), re.I))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in _JOB_KIND_FIELDS and isinstance(
+                node.ctx, ast.Load) and is_config(node.value):
+            found.append((node.attr, node.lineno))
+        elif isinstance(node, ast.Call):
+            function = ast.unparse(node.func)
+            if function.split(".")[-1] in _JOB_KIND_CALLS:
+                found.append((function.split(".")[-1], node.lineno))
+            elif (function in ("getattr", "hasattr") and len(node.args) >= 2
+                  and isinstance(node.args[1], ast.Constant)
+                  and node.args[1].value in _JOB_KIND_FIELDS and is_config(node.args[0])):
+                found.append((node.args[1].value, node.lineno))
+    return sorted(found, key=lambda read: read[1])
 
 
 def _calls(tree, predicate):
@@ -66,8 +144,7 @@ class ArchitectureDocTest(unittest.TestCase):
                      and isinstance(node.value, ast.Name) and node.value.id == "os"]
             if lines:
                 readers[relative] = lines
-        # keras_switch writes TF_USE_LEGACY_KERAS (before TensorFlow loads), reads none.
-        self.assertEqual(sorted(readers), ["core/environment.py", "core/keras_switch.py"])
+        self.assertEqual(sorted(readers), sorted(_ENVIRONMENT_READERS))
 
     def test_model_sessions_are_made_in_training_session(self):
         makers = {}
@@ -78,15 +155,48 @@ class ArchitectureDocTest(unittest.TestCase):
                                 or f[:1].isupper()))
             if lines:
                 makers[relative] = lines
-        # The ps tasks' queue sessions run no model (docs/architecture.md says so).
-        self.assertEqual(sorted(makers),
-                         ["distribute/parameter_servers.py", "training/session.py"], makers)
+        # None of the others runs a model (docs/architecture.md says so).
+        self.assertEqual(sorted(makers), sorted(["training/session.py", *_OTHER_SESSIONS]),
+                         makers)
 
     def test_the_job_shape_is_decided_in_one_module(self):
         deciders = [relative for relative, tree in _library_sources()
-                    if _calls(tree, lambda f: f.endswith("is_ps_training")
-                              or f.endswith("is_multi_worker"))]
+                    if _calls(tree, lambda f: f.split(".")[-1] in (
+                        "is_ps_training", "is_multi_worker", "mode_of"))]
         self.assertEqual(deciders, ["distribute/job_shape.py"])
+
+    def test_no_module_outside_distribute_decides_the_kind_of_job(self):
+        unexpected, unused = {}, set(_JOB_KIND_READERS)
+        for relative, tree in _library_sources():
+            if relative.startswith("distribute/"):
+                continue
+            allowed = _JOB_KIND_READERS.get(relative, ((), ""))[0]
+            reads = job_kind_reads(tree)
+            if reads:
+                unused.discard(relative)
+            bad = [f"{name} (line {line})" for name, line in reads if name not in allowed]
+            if bad:
+                unexpected[relative] = bad
+        self.assertEqual(unexpected, {}, "Ask distribute/job_shape (decide, role_of) instead, "
+                         "or list the read in _JOB_KIND_READERS with why it decides nothing.")
+        self.assertEqual(sorted(unused), [], "Listed readers that read nothing: drop them.")
+
+    def test_the_job_kind_check_sees_a_read(self):
+        tree = ast.parse("def make(estimator, role):\n"
+                         "    if estimator.config.train_distribute is not None:\n"
+                         "        return getattr(self._config, 'task_type') + role.task_type\n"
+                         "    return tf_config.read_tf_config()\n")
+        self.assertEqual(job_kind_reads(tree), [
+            ("train_distribute", 2), ("task_type", 3), ("read_tf_config", 4)])
+
+    def test_no_module_over_the_size_limit(self):
+        long = {}
+        for root in (_LIBRARY, _BENCH):
+            for relative, text in _sources(root):
+                lines = text.count("\n")
+                if lines > _MAX_LINES:
+                    long[os.path.join(os.path.basename(root), relative)] = lines
+        self.assertEqual(long, {}, f"Split modules over {_MAX_LINES} lines.")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 import contextlib
 import re
-import threading
 
 import tensorflow as tf
 from tensorflow.python.autograph.impl import api as autograph_api
@@ -84,11 +83,8 @@ def num_replicas(strategy) -> int:
     return strategy.num_replicas_in_sync if strategy is not None else 1
 
 
-_replica_call = threading.local()
-
-
 def call_for_each_replica(strategy, fn, features, labels, *, outputs):
-    """Runs `fn(features, labels)` once per replica.
+    """Runs `fn(features, labels, autograph)` once per replica.
 
     Returns (results, regrouped): `results` are what each call returned, in replica
     order (replica 0 first), as plain Python objects, so that EstimatorSpecs, hooks
@@ -97,8 +93,9 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
 
     The strategy would convert `fn`, and with it every function it calls, with
     AutoGraph. Only the model_fn is the user's: it is converted as the original's
-    was (`model_fn_as_the_strategy_calls_it`), estimator_lib's own frames run as
-    written (converting them cost model_to_estimator 1.4 s per replica).
+    was (`model_fn_as_the_strategy_calls_it`, given the `autograph` status `fn`
+    receives), estimator_lib's own frames run as written (converting them cost
+    model_to_estimator 1.4 s per replica).
     """
     results = {}
     conversion = tf.__internal__.autograph.control_status_ctx()
@@ -106,11 +103,7 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
     def replica_fn(features, labels):
         context = tf.distribute.get_replica_context()
         replica_id = int(tf.get_static_value(context.replica_id_in_sync_group))
-        _replica_call.conversion = conversion
-        try:
-            results[replica_id] = fn(features, labels)
-        finally:
-            _replica_call.conversion = None
+        results[replica_id] = fn(features, labels, conversion)
         return outputs(results[replica_id])
 
     regrouped = strategy.extended.call_for_each_replica(
@@ -123,13 +116,13 @@ def run_as_written(function):
     return autograph_api.autograph_artifact(function)
 
 
-def model_fn_as_the_strategy_calls_it(model_fn):
-    """Inside `call_for_each_replica`: `model_fn` converted by AutoGraph as the strategy
-    would have (the original's model_fns were); elsewhere `model_fn` itself."""
-    conversion = getattr(_replica_call, "conversion", None)
-    if conversion is None:
+def model_fn_as_the_strategy_calls_it(model_fn, autograph=None):
+    """`model_fn` converted by AutoGraph as the strategy would have (the original's
+    model_fns were), given the `autograph` status `call_for_each_replica` passed to its
+    `fn`; with None (no strategy), `model_fn` itself."""
+    if autograph is None:
         return model_fn
-    return tf.__internal__.autograph.tf_convert(model_fn, conversion)
+    return tf.__internal__.autograph.tf_convert(model_fn, autograph)
 
 
 def first_replica_value(strategy, value):

@@ -12,6 +12,7 @@ from estimator_lib.engine import evaluation
 from estimator_lib.graph import predictions as predictions_lib
 from estimator_lib.graph import warm_starting
 from estimator_lib.core import run_config as run_config_lib
+from estimator_lib.distribute import job_shape
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
 from estimator_lib.export import saved_model
@@ -21,9 +22,9 @@ from estimator_lib.core.model_fn import check_hooks
 from estimator_lib.core.model_fn import verify_model_fn_args
 from estimator_lib.graph.model_graph import ModelGraph
 from estimator_lib.core.run_config import RunConfig
-from estimator_lib.core.run_config import TaskType
 from estimator_lib.core.run_config import get_default_session_config
 from estimator_lib.graph import restore
+from estimator_lib.hooks import in_memory_evaluator
 from estimator_lib.tf_internals import saved_model_builder
 from estimator_lib.training import session as session_lib
 from estimator_lib.training.train_model import train_model
@@ -136,11 +137,12 @@ class Estimator:
               steps: Optional[int] = None, max_steps: Optional[int] = None,
               saving_listeners: Optional[Iterable] = None) -> "Estimator":
         """Trains: `steps` more steps, or up to global step `max_steps`, or until input ends."""
-        if self._config.task_type in (TaskType.EVALUATOR, TaskType.PS):
+        role = job_shape.role_of(self._config)
+        if not role.trains:
             raise ValueError(
                 "Train has been called wrong configuration. Please use train_and_evaluate, "
                 "which calls the proper API for the task. Current configuration: task_type="
-                f"{self._config.task_type!r}.")
+                f"{role.task_type!r}.")
         hooks = check_hooks(hooks, "hooks", lead=_HOOKS_LEAD)
         saving_listeners = list(check_hooks(
             saving_listeners, "saving_listeners", tf.compat.v1.train.CheckpointSaverListener,
@@ -152,7 +154,8 @@ class Estimator:
         if max_steps is not None and max_steps <= restore.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        loss = train_model(self._model, input_fn, hooks=hooks, steps=steps,
+        job = job_shape.decide(self._config, self._model.session_config)
+        loss = train_model(self._model, input_fn, job=job, hooks=hooks, steps=steps,
                            max_steps=max_steps, saving_listeners=saving_listeners)
         logging.info("Loss for final step: %s.", loss)
         return self
@@ -232,9 +235,14 @@ class Estimator:
             evaluation.write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
         return results
 
-    def _eval_spec(self, features, labels):
-        """Calls model_fn in EVAL mode; its metrics gain `loss` (the mean over batches)."""
-        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+    def _eval_spec(self, features, labels, autograph=None):
+        """Calls model_fn in EVAL mode; its metrics gain `loss` (the mean over batches).
+
+        `autograph`: the conversion status a strategy's replica call passed (see
+        ModelGraph.call_model_fn); None without a strategy.
+        """
+        converted = {} if autograph is None else {"autograph": autograph}
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config, **converted)
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
@@ -352,5 +360,16 @@ class Estimator:
         """Calls input_fn; subclasses may override it (TPUEstimator does, as the original)."""
         return self._model.default_input_fn_call(input_fn, mode, input_context)
 
-    def _call_model_fn(self, features, labels, mode, config):
-        return self._model.call_model_fn(features, labels, mode, config)
+    def _call_model_fn(self, features, labels, mode, config, **converted):
+        return self._model.call_model_fn(features, labels, mode, config, **converted)
+
+
+@in_memory_evaluator.evaluation_of.register(Estimator)
+def _in_memory_evaluation(estimator: Estimator) -> in_memory_evaluator.InMemoryEvaluation:
+    """InMemoryEvaluatorHook's interface to an Estimator: evaluate() in its two halves,
+    through the original's method names (a subclass's overrides are honoured)."""
+    return in_memory_evaluator.InMemoryEvaluation(
+        scope=lambda: strategies.scope(estimator.config.eval_distribute),
+        build=lambda input_fn: estimator._evaluate_build_graph(input_fn, checkpoint_path=None),
+        run=lambda built, **kwargs: estimator._evaluate_run(built, checkpoint_path=None,
+                                                            **kwargs))

@@ -11,7 +11,6 @@ from estimator_lib.distribute import job_shape
 from estimator_lib.distribute import parameter_servers
 from estimator_lib.export import exporters as exporter_lib
 from estimator_lib.core.model_fn import check_hooks
-from estimator_lib.core.run_config import TaskType
 
 logging = tf.compat.v1.logging
 
@@ -176,14 +175,14 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
         raise TypeError(f"`eval_spec` must have type `EvalSpec`. Got: {type(eval_spec)}")
     config = estimator.config
     logging.info("Not using Distribute Coordinator.")  # As the original, which had one.
-    if config.task_type == "local":
-        raise ValueError("`task.type` in TF_CONFIG cannot be `local`. Leaving `cluster` and "
-                         "`task` properties in TF_CONFIG absent triggers train and evaluate "
-                         "`Estimator` locally.")
-    if config.task_type == TaskType.EVALUATOR:
+    role = job_shape.role_of(config)
+    part = role.part_in_train_and_evaluate()
+    if part == job_shape.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
-    if config.cluster_spec.as_dict():
+    if part == job_shape.TRAINER:
         return _run_distributed_worker(estimator, train_spec, eval_spec)
+    if part in (job_shape.PARAMETER_SERVER_TRAINER, job_shape.PARAMETER_SERVER_HOST):
+        return _run_parameter_server_task(estimator, train_spec, eval_spec, part, role)
     logging.info("Running training and evaluation locally (non-distributed).")
     logging.info(
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
@@ -203,9 +202,6 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
 
 def _run_evaluator(estimator, train_spec, eval_spec):
     """The `evaluator` task: evaluates each new checkpoint until max_steps is reached."""
-    if estimator.config.task_id > 0:
-        raise ValueError("For distributed training, there can only be one `evaluator` task "
-                         f"(with task id 0). Given task id {estimator.config.task_id}.")
     time.sleep(eval_spec.start_delay_secs)
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     while True:
@@ -220,17 +216,14 @@ def _run_evaluator(estimator, train_spec, eval_spec):
 
 
 def _run_distributed_worker(estimator, train_spec, eval_spec):
-    config = estimator.config
-    if (job_shape.mode_of(config) == job_shape.PARAMETER_SERVER
-            or config.task_type == TaskType.PS):
-        return _run_parameter_server_task(estimator, train_spec, eval_spec)
+    del eval_spec  # The evaluator task evaluates.
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks),
                     saving_listeners=list(train_spec.saving_listeners))
     return None
 
 
-def _run_parameter_server_task(estimator, train_spec, eval_spec):
+def _run_parameter_server_task(estimator, train_spec, eval_spec, part, role):
     """One task of parameter-server training, as the original's run_<task type>.
 
     ps: serves until the chief and workers finish; chief, master and worker: start the
@@ -238,12 +231,7 @@ def _run_parameter_server_task(estimator, train_spec, eval_spec):
     tell the ps tasks they are done (distribute/parameter_servers.py).
     """
     config = estimator.config
-    if config.task_type == TaskType.PS:
-        if job_shape.mode_of(config) != job_shape.PARAMETER_SERVER:
-            raise ValueError(
-                "A `ps` task trains only without a strategy or with tf.compat.v1.distribute."
-                "experimental.ParameterServerStrategy as train_distribute. Received: "
-                f"train_distribute={type(config.train_distribute).__name__}.")
+    if part == job_shape.PARAMETER_SERVER_HOST:
         parameter_servers.serve(config)
         return None
     parameter_servers.start_server(config)  # Before the delay: the others connect to it.
@@ -253,7 +241,7 @@ def _run_parameter_server_task(estimator, train_spec, eval_spec):
         time.sleep(delay)
     listeners = list(train_spec.saving_listeners)
     evaluator = None
-    if config.task_type == TaskType.MASTER:  # The original evaluated on the master.
+    if role.evaluates_while_training:  # The original evaluated on the master.
         evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
         listeners.append(_EvaluateOnCheckpoint(evaluator, eval_spec.throttle_secs))
     estimator.train(train_spec.input_fn, max_steps=train_spec.max_steps,

@@ -123,8 +123,13 @@ class ModelGraph:
     # --------------------------------------------------------------- model_fn
 
     def call_model_fn(self, features, labels, mode: str,
-                      config: Optional[RunConfig] = None) -> EstimatorSpec:
-        """Calls the model_fn with the arguments it names; checks it returned a spec."""
+                      config: Optional[RunConfig] = None, *, autograph=None) -> EstimatorSpec:
+        """Calls the model_fn with the arguments it names; checks it returned a spec.
+
+        `autograph`: under a strategy, the AutoGraph status the strategy passed to the
+        replica's call (`strategies.call_for_each_replica`): the model_fn is converted
+        as the strategy would have converted it. None: called as written.
+        """
         config = config or self.config
         args = model_fn_args(self.model_fn)
         kwargs = {}
@@ -143,7 +148,8 @@ class ModelGraph:
         try:
             with tf.control_dependencies([step_read] if step_read is not None else []), \
                     tf_patches.keras_initializers_seeded(config.tf_random_seed):
-                model_fn = strategies.model_fn_as_the_strategy_calls_it(self.model_fn)
+                model_fn = strategies.model_fn_as_the_strategy_calls_it(self.model_fn,
+                                                                        autograph)
                 spec = model_fn(features=features, **kwargs)
         except Exception as e:
             if _keras_switch.keras3_in_use():

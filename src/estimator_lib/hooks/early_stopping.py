@@ -137,14 +137,15 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
             f"run_every_secs={run_every_secs}, run_every_steps={run_every_steps}.")
-    if job_shape.mode_of(estimator.config) == job_shape.MULTI_WORKER:
+    role = job_shape.role_of(estimator.config)
+    if role.mode == job_shape.MULTI_WORKER:
         if run_every_steps is None:
             raise ValueError(
                 "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "
                 "same step, which a time cadence cannot give. Pass run_every_secs=None and "
                 f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
-        return _MultiWorkerStopHook(should_stop_fn, run_every_steps,
-                                    estimator.config.train_distribute, estimator.model_dir)
+        return _MultiWorkerStopHook(should_stop_fn, run_every_steps, role.strategy,
+                                    estimator.model_dir)
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps,
                                 estimator.model_dir)
 
@@ -249,6 +250,6 @@ class _StopAtCheckpointStepHook(_StepReadingHook):
 
 def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_check_secs=30):
     """Chief: stop at `last_step`; other workers: stop when the checkpoint gets there."""
-    if estimator.config.is_chief:
+    if job_shape.role_of(estimator.config).is_chief:
         return tf.compat.v1.train.StopAtStepHook(last_step=last_step)
     return _StopAtCheckpointStepHook(estimator.model_dir, last_step, wait_after_file_check_secs)

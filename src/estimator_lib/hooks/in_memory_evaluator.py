@@ -6,16 +6,53 @@ evaluation graph's variables of the same names (through placeholders), and the
 graph is evaluated in a new session as `Estimator.evaluate` would, writing its
 metrics to `eval_dir(name)`. Nothing is saved: not through the training graph's
 saver (whose `max_to_keep` would drop the user's own checkpoints), not to disk.
+
+The hook reaches the Estimator through one named internal interface,
+`evaluation_of(estimator)` -> `InMemoryEvaluation`: evaluate() in its two halves
+(build the graph once; run it with a scaffold) and the scope both run under.
+The hooks layer sits below engine/, so the interface is declared here and
+engine/estimator.py registers the Estimator's implementation (the original's
+`_evaluate_build_graph` and `_evaluate_run`, which subclasses may override).
 """
 
-from typing import Callable, Dict, Iterable, Optional
+import dataclasses
+import functools
+from typing import Any, Callable, ContextManager, Dict, Iterable, Optional
 
 import tensorflow as tf
 
-from estimator_lib.distribute import strategies
 from estimator_lib.core.model_fn import check_hooks
+from estimator_lib.distribute import job_shape
 
 logging = tf.compat.v1.logging
+
+
+@dataclasses.dataclass(frozen=True)
+class InMemoryEvaluation:
+    """What InMemoryEvaluatorHook needs of an Estimator.
+
+    Attributes:
+        scope: () -> the context both halves run in (eval_distribute's scope).
+        build: (input_fn) -> the evaluation graph, built in the default graph with no
+            checkpoint to restore (its `.scaffold` is the model_fn's EVAL scaffold).
+        run: (built, *, steps, hooks, name, scaffold) -> the metrics dict of one
+            evaluation of `built`, written to eval_dir(name), `scaffold` replacing
+            the graph's own.
+    """
+    scope: Callable[[], ContextManager]
+    build: Callable[[Callable], Any]
+    run: Callable[..., dict]
+
+
+@functools.singledispatch
+def evaluation_of(estimator) -> InMemoryEvaluation:
+    """`estimator`'s InMemoryEvaluation (registered for Estimator by engine/estimator.py).
+
+    Raises:
+        TypeError: If `estimator` is not an Estimator.
+    """
+    raise TypeError("InMemoryEvaluatorHook needs a tf.estimator.Estimator to evaluate. "
+                    f"Received: {type(estimator).__name__}.")
 
 
 class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
@@ -47,14 +84,14 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
             raise ValueError(f"invalid every_n_iter={every_n_iter}.")
         if steps is not None and steps <= 0:
             raise ValueError(f"Must specify steps > 0, given: {steps}")
-        config = estimator.config
-        if config.num_ps_replicas > 0 or config.num_worker_replicas > 1:
+        role = job_shape.role_of(estimator.config)
+        if not role.single_machine:
             raise ValueError(
                 "InMemoryEvaluator supports only single machine (aka Local) setting: each "
                 "task would evaluate its own copy. Received a cluster of "
-                f"{config.num_worker_replicas} workers and {config.num_ps_replicas} ps; use "
+                f"{role.num_workers} workers and {role.num_ps} ps; use "
                 "train_and_evaluate's evaluator task instead.")
-        self._estimator = estimator
+        self._evaluation = evaluation_of(estimator)
         self._input_fn = input_fn
         self._steps = steps
         self._hooks = list(check_hooks(hooks, "hooks",
@@ -68,18 +105,14 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         self._train_variables: Dict[str, tf.Variable] = {}
         self._iterations = 0
 
-    def _scope(self):
-        return strategies.scope(self._estimator.config.eval_distribute)
-
     def begin(self):
         """Builds the evaluation graph, and an assignment per global variable."""
         self._timer.reset()
         self._iterations = 0
         self._graph = tf.Graph()
-        with self._graph.as_default(), self._scope():
+        with self._graph.as_default(), self._evaluation.scope():
             # No checkpoint: the variables are initialised, then copied over.
-            built = self._estimator._evaluate_build_graph(  # pylint: disable=protected-access
-                self._input_fn, checkpoint_path=None)
+            built = self._evaluation.build(self._input_fn)
             if built.scaffold.saver is not None:
                 raise ValueError("InMemoryEvaluator does not support custom saver (the "
                                  "model_fn's EVAL Scaffold sets one).")
@@ -118,10 +151,9 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         # local-init ops (found in their collections after the first), this init_fn.
         scaffold = tf.compat.v1.train.Scaffold(init_fn=copy_variables,
                                                copy_from_scaffold=self._built.scaffold)
-        with self._graph.as_default(), self._scope():
-            self._estimator._evaluate_run(  # pylint: disable=protected-access
-                self._built, steps=self._steps, hooks=self._hooks, checkpoint_path=None,
-                name=self._name, scaffold=scaffold)
+        with self._graph.as_default(), self._evaluation.scope():
+            self._evaluation.run(self._built, steps=self._steps, hooks=self._hooks,
+                                 name=self._name, scaffold=scaffold)
         self._timer.update_last_triggered_step(self._iterations)
 
     def after_run(self, run_context, run_values):

@@ -22,6 +22,7 @@ from estimator_lib.core import environment
 from estimator_lib.core import keras_switch as _keras_switch
 from estimator_lib.engine.estimator import Estimator
 from estimator_lib.engine.construction import resolve_config
+from estimator_lib.distribute import job_shape
 from estimator_lib.distribute import strategies
 from estimator_lib.export import PredictOutput
 from estimator_lib.keras import cloning
@@ -159,13 +160,7 @@ def _save_first_checkpoint(keras_model, custom_objects, config, save_object_ckpt
         return path, [weight.name for weight in model.weights]
 
 
-def _multi_worker_worker(config) -> bool:
-    """A non-chief training task of a multi-worker (MultiWorkerMirroredStrategy) job."""
-    return (config.train_distribute is not None and config.task_type == "worker"
-            and config.num_worker_replicas > 1 and not config.num_ps_replicas)
-
-
-def _wait_for_first_checkpoint(config) -> None:
+def _wait_for_first_checkpoint(config, role: job_shape.TaskRole) -> None:
     """Waits until the chief wrote model_dir/keras (or model_dir has a checkpoint).
 
     Bounded as the strategy's wait for the cluster (ESTIMATOR_LIB_CLUSTER_WAIT_SECS).
@@ -177,7 +172,7 @@ def _wait_for_first_checkpoint(config) -> None:
                or tf.train.latest_checkpoint(config.model_dir)):
         if deadline is not None and time.time() > deadline:
             raise RuntimeError(
-                f"model_to_estimator on {config.task_type}:{config.task_id} waited {bound:.0f} s "
+                f"model_to_estimator on {role.describe_task()} waited {bound:.0f} s "
                 f"for the chief's first checkpoint in {keras_dir}. model_dir must be storage "
                 "every task shares; set ESTIMATOR_LIB_CLUSTER_WAIT_SECS to wait longer.")
         time.sleep(0.05)  # Written by the chief, in another process.
@@ -296,12 +291,13 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     model_fn = _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_map,
                               export_outputs, optimizer_config)
     warm_start = None
-    if cloning.is_graph_network(keras_model) and (config.is_chief or _multi_worker_worker(config)):
-        if not config.is_chief:
+    role = job_shape.role_of(config)
+    if cloning.is_graph_network(keras_model) and (role.is_chief or role.multi_worker_non_chief):
+        if not role.is_chief:
             # Every task of a multi-worker job must warm-start alike: a warm-started
             # variable's initializer restores the file instead of receiving the chief's
             # broadcast, so a worker initialising from the broadcast waits forever.
-            _wait_for_first_checkpoint(config)
+            _wait_for_first_checkpoint(config, role)
         path, weight_names = _save_first_checkpoint(keras_model, custom_objects, config,
                                                     save_object_ckpt, optimizer_config)
         if path:

@@ -60,11 +60,11 @@ PRIVATES: List[Private] = [
     # ------------------------------------------------------------ training
     _p(_TF + "training.training_util", None,
        ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
-        "training/steps_loop.py", "training/train_model.py"),
+        "training/steps_loop.py", "training/train_graph.py"),
        "the global-step read collection key and its getter, which the hooks share"),
     _p(_TF + "training.training_util", "_get_or_create_global_step_read",
        ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
-        "training/steps_loop.py", "training/train_model.py"),
+        "training/steps_loop.py", "training/train_graph.py"),
        "the one read of the global step every hook fetches (the original's too)"),
     _p(_TF + "training.basic_session_run_hooks", "StepCounterHook._set_steps_per_run",
        "training/steps_loop.py", "a step counter that counts steps_per_run steps a run"),

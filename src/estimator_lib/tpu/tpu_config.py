@@ -12,10 +12,10 @@ import tensorflow as tf
 
 from estimator_lib.core import run_config as core_run_config
 from estimator_lib.core import tf_config
+from estimator_lib.distribute import job_shape
 from estimator_lib.tpu import util
 
 _TPU_WORKER_JOB_NAME = "tpu_worker_job_name"
-_EVALUATOR = "evaluator"
 _CORES_PER_REPLICA = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
@@ -166,7 +166,7 @@ class RunConfig(core_run_config.RunConfig):
             evaluation_master = super().evaluation_master
             # Outside a cluster manager's evaluator task, evaluation uses the training
             # master unless told otherwise.
-            if not evaluation_master and self.task_type != _EVALUATOR:
+            if not evaluation_master and not job_shape.role_of(self).is_evaluator:
                 evaluation_master = master
         object.__setattr__(self, "_tpu_config", tpu_config or TPUConfig())
         object.__setattr__(self, "_tpu_master", master)

@@ -1,8 +1,10 @@
 """Which hooks a training run has, in which order, on the chief and on the other tasks.
 
 `plan()` is the one place the hooks of `Estimator.train` are assembled. It builds
-hook objects and reads the config; it runs nothing and adds nothing to the graph
-except the step tensor a steps-per-run loop logs. The order is the original
+hook objects and reads the config; it runs nothing, changes no hook it is given and
+adds nothing to the graph except the step tensor a steps-per-run loop logs. The one
+effect, the saving listeners attached to the saver hook the plan names, is the
+caller's: `attach_saving_listeners(plan, listeners)`. The order is the original
 Estimator's (MonitoredTrainingSession's): on the task that writes model_dir, the
 chief-only hooks first (checkpoint saver, the model_fn's chief hooks, step counter,
 summary saver), then the hooks every task runs (input initialisers, the caller's
@@ -31,9 +33,12 @@ class HookPlan:
     Attributes:
         chief: What the task that writes model_dir (the chief, or the only task) runs.
         worker: What every other task runs.
+        listeners_hook: The checkpoint saver hook the saving listeners go to (the
+            caller's own, or the plan's), or None when no listener was given.
     """
     chief: Tuple[tf.compat.v1.train.SessionRunHook, ...]
     worker: Tuple[tf.compat.v1.train.SessionRunHook, ...]
+    listeners_hook: Optional[tf.compat.v1.train.SessionRunHook] = None
 
     def for_task(self, writes: bool) -> List[tf.compat.v1.train.SessionRunHook]:
         return list(self.chief if writes else self.worker)
@@ -63,7 +68,8 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
             (off in multi-worker jobs: see checkpoints.EstimatorCheckpointSaverHook).
 
     Returns:
-        The HookPlan; logged at DEBUG.
+        The HookPlan; logged at DEBUG. The listeners are not attached yet:
+        `attach_saving_listeners`.
 
     Raises:
         ValueError: If `saving_listeners` are given but no hook saves checkpoints.
@@ -100,12 +106,19 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
                 "There should be a CheckpointSaverHook to use saving_listeners. Please set "
                 "one of the RunConfig.save_checkpoints_steps or "
                 "RunConfig.save_checkpoints_secs.")
-        tf_hooks.add_saver_listeners(saver_hooks[0], saving_listeners)
     chief.extend(spec.training_chief_hooks)
     chief.extend(_counting_hooks(config, spec, loop))
-    result = HookPlan(chief=tuple(chief + worker), worker=tuple(worker))
+    result = HookPlan(chief=tuple(chief + worker), worker=tuple(worker),
+                      listeners_hook=saver_hooks[0] if saving_listeners else None)
     logging.debug("Training hooks: %s", result.describe())
     return result
+
+
+def attach_saving_listeners(plan: HookPlan, saving_listeners: Sequence) -> None:
+    """Adds `saving_listeners` to the saver hook `plan` names (the effect `plan()`
+    leaves to its caller; nothing without listeners)."""
+    if saving_listeners:
+        tf_hooks.add_saver_listeners(plan.listeners_hook, saving_listeners)
 
 
 def _counting_hooks(config: RunConfig, spec: EstimatorSpec, loop) -> Iterable:

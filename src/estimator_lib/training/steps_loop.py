@@ -54,8 +54,8 @@ _FATAL_COLLECTIONS = (
     tf.compat.v1.GraphKeys.READY_FOR_LOCAL_INIT_OP)
 
 
-def check_supported(config, job) -> None:
-    """Raises if `config` trains in a way the in-graph loop does not support.
+def check_supported(job) -> None:
+    """Raises if `job` (a JobShape) trains in a way the in-graph loop does not support.
 
     Raises:
         ValueError: If `train_distribute` is anything but a one-machine
@@ -66,9 +66,9 @@ def check_supported(config, job) -> None:
         raise ValueError(
             f"`steps_per_run` > 1 needs resource variables, which the loop updates in place; "
             "tf.compat.v1.disable_resource_variables() (or disable_v2_behavior()) turned "
-            f"them off. Received: steps_per_run={config.steps_per_run}. Enable them "
+            f"them off. Received: steps_per_run={job.steps_per_run}. Enable them "
             "(tf.compat.v1.enable_resource_variables()) or use steps_per_run=1.")
-    strategy = config.train_distribute
+    strategy = job.strategy
     if strategy is None:
         return
     if job.mode == job_shape.MULTI_WORKER or not isinstance(
@@ -76,7 +76,7 @@ def check_supported(config, job) -> None:
         raise ValueError(
             f"`steps_per_run` > 1 supports no strategy or a one-machine "
             f"tf.distribute.MirroredStrategy; multi-worker training runs one step per "
-            f"session run. Received: steps_per_run={config.steps_per_run}, "
+            f"session run. Received: steps_per_run={job.steps_per_run}, "
             f"train_distribute={type(strategy).__name__}"
             f"{' over a TF_CONFIG cluster' if job.mode == job_shape.MULTI_WORKER else ''}. "
             "Use steps_per_run=1.")

@@ -15,6 +15,7 @@ from estimator_lib.bin import scaling_benchmark
 from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job
 from estimator_lib.bin.jobs import scaling_report
+from estimator_lib.distribute import job_shape
 from estimator_lib.flags import definitions as defs
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -103,9 +104,9 @@ def test_tf_config_with_several_tasks_is_a_multi_worker_job():
     cluster = {"chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2", "127.0.0.1:3"]}
     with mock.patch.dict(os.environ, {"TF_CONFIG": json.dumps(
             {"cluster": cluster, "task": {"type": "worker", "index": 0}})}):
-        assert devices_lib.cluster_workers() == 3
+        assert job_shape.training_tasks_in_tf_config() == 3
     with mock.patch.dict(os.environ, {"TF_CONFIG": ""}):
-        assert devices_lib.cluster_workers() == 1
+        assert job_shape.training_tasks_in_tf_config() == 1
     with pytest.raises(ValueError, match="--distribution_strategy=one_device"):
         devices_lib.check_multi_worker("one_device", 1, gpus=0, workers=2)
     with pytest.raises(ValueError, match="one CPU replica per worker"):

@@ -147,6 +147,28 @@ class InMemoryEvaluatorHookTest(tf.test.TestCase):
         with self.assertRaisesRegex(ValueError, "supports only single machine"):
             el.experimental.InMemoryEvaluatorHook(est, testing.eval_input_fn())
 
+    def test_something_else_than_an_estimator_is_refused_by_name(self):
+        class Lookalike:
+            config = el.RunConfig()
+
+        with self.assertRaisesRegex(TypeError, "needs a tf.estimator.Estimator.*Lookalike"):
+            el.experimental.InMemoryEvaluatorHook(Lookalike(), testing.eval_input_fn())
+
+    def test_a_subclass_override_of_the_evaluate_halves_is_used(self):
+        calls = []
+
+        class Counting(el.Estimator):
+            def _evaluate_run(self, *args, **kwargs):
+                calls.append(kwargs["name"])
+                return super()._evaluate_run(*args, **kwargs)
+
+        est = Counting(testing.linear_model_fn,
+                       config=el.RunConfig(model_dir=self.get_temp_dir()))
+        hook = el.experimental.InMemoryEvaluatorHook(est, testing.eval_input_fn(),
+                                                     every_n_iter=100, name="mem")
+        est.train(testing.train_input_fn(), steps=1, hooks=[hook])
+        self.assertEqual(calls, ["mem", "mem"])  # Before step 1, and at the end.
+
 
 if __name__ == "__main__":
     tf.test.main()

@@ -26,10 +26,7 @@ _PYTHON = {"_exit", "_getframe", "_replace", "_asdict", "_fields", "_make",
 # Our own objects' private names read across our modules (file, name).
 _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         ("head/base_head.py", "_summary_key"),  # a head's summary key
-        ("canned/linear_sdca.py", "_weight_column"),  # our head's weight column
-        # The Estimator's two halves of evaluate() (the original's names).
-        ("hooks/in_memory_evaluator.py", "_evaluate_build_graph"),
-        ("hooks/in_memory_evaluator.py", "_evaluate_run")}
+        ("canned/linear_sdca.py", "_weight_column")}  # our head's weight column
 
 
 def _private(name: str) -> bool:

@@ -66,6 +66,10 @@ class HookPlanTest(tf.test.TestCase):
             h, (tf.compat.v1.train.CheckpointSaverHook,
                 checkpoints.EstimatorCheckpointSaverHook))]
         self.assertEqual(savers, [own])
+        self.assertIs(plan.listeners_hook, own)
+        # plan() is pure: the listeners are attached by its caller.
+        self.assertNotIn(listener, own._listeners)  # pylint: disable=protected-access
+        hook_plan.attach_saving_listeners(plan, [listener])
         self.assertIn(listener, own._listeners)  # pylint: disable=protected-access
 
     def test_listeners_without_a_saver_hook_are_refused(self):

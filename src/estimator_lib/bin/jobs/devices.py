@@ -3,7 +3,8 @@
 GPUs when present, else logical CPU devices: the one CPU split into N devices
 that share the same cores. They show that N replicas train correctly in sync,
 not a speed-up. A TF_CONFIG naming several chief/worker tasks makes the run one
-task of a multi-worker job: MultiWorkerMirroredStrategy over every task.
+task of a multi-worker job (distribute/job_shape.training_tasks_in_tf_config says so):
+MultiWorkerMirroredStrategy over every task.
 """
 
 import dataclasses
@@ -13,7 +14,6 @@ from typing import List, Optional
 import tensorflow as tf
 
 from estimator_lib.bin.jobs import device_count
-from estimator_lib.core import tf_config as tf_config_lib
 
 # Re-exported: the count rules need no TensorFlow (the binaries check before it loads).
 MIN_CPU_DEVICE_LIMIT = device_count.MIN_CPU_DEVICE_LIMIT
@@ -94,16 +94,6 @@ def make_cross_device_ops(name: str, *, gpus: int):
 
 
 MULTI_WORKER = "multi_worker_mirrored"
-
-
-def cluster_workers() -> int:
-    """Training tasks (chief and workers) TF_CONFIG names; 1 without a cluster.
-
-    Raises:
-        ValueError: If TF_CONFIG is not valid JSON.
-    """
-    cluster = tf_config_lib.read_tf_config().get("cluster") or {}
-    return max(1, sum(len(cluster.get(job) or ()) for job in ("chief", "worker")))
 
 
 def check_multi_worker(strategy_name: str, num_devices: int, *, gpus: int,

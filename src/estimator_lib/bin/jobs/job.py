@@ -29,6 +29,7 @@ from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job_inputs as inputs_lib
 from estimator_lib.bin.jobs import models
+from estimator_lib.distribute import job_shape
 from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
 from estimator_lib.core.run_config import get_default_session_config
@@ -222,7 +223,7 @@ def _set_up(config: JobConfig) -> _Setup:
     start = time.time()
     session_config = _session_config(config.xla, gpus=devices_lib.count_gpus())
     try:
-        workers = devices_lib.cluster_workers()
+        workers = job_shape.training_tasks_in_tf_config()
         devices = devices_lib.configure(config.num_devices)
         strategy_name = devices_lib.resolve_strategy_name(config.distribution_strategy,
                                                           config.num_devices)
@@ -296,8 +297,9 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
                                                  config=run_config)
     # Only the chief of a multi-worker job writes into model_dir (summaries, records,
     # evaluation, export, train_summary.json); the other workers train and measure.
-    writer = run_config.is_chief or setup.workers == 1
-    task = "chief" if writer else f"{run_config.task_type}{run_config.task_id}"
+    role = job_shape.role_of(run_config)
+    writer = role.is_chief or setup.workers == 1
+    task = "chief" if writer else f"{role.task_type}{role.task_id}"
     # Leave at least one run to measure (warm-up leaves out whole runs).
     warm = min(config.warm_steps, max(0, steps - config.steps_per_run))
     hook = throughput.ExamplesPerSecondHook(batch, every_n_steps=config.log_steps,
