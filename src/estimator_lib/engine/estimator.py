@@ -65,7 +65,8 @@ class Estimator:
     def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
                  warm_start_from=None):
-        construction.assert_members_are_not_overridden(type(self))
+        # Through the class, as the original: a subclass may replace the check.
+        type(self)._assert_members_are_not_overridden(self)
         construction.check_config_type(config)  # first, as the original
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
@@ -107,6 +108,10 @@ class Estimator:
             return self._call_model_fn(features, labels, mode, config)
 
         return public_model_fn
+
+    def _assert_members_are_not_overridden(self) -> None:
+        """Raises ValueError if this subclass overrides a public Estimator member."""
+        construction.assert_members_are_not_overridden(type(self))
 
     def latest_checkpoint(self) -> Optional[str]:
         """The newest checkpoint in model_dir, or None."""

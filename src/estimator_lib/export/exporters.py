@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
+from estimator_lib.core.model_fn import model_fn_args
 from estimator_lib.hooks.early_stopping import read_eval_metrics
 
 logging = tf.compat.v1.logging
@@ -105,6 +106,20 @@ def _loss_smaller(best_eval_result, current_eval_result):
     return best_eval_result["loss"] > current_eval_result["loss"]
 
 
+def _check_compare_fn_args(compare_fn) -> None:
+    """The original's check: exactly the arguments best_eval_result, current_eval_result."""
+    args = model_fn_args(compare_fn)
+    for required in ("best_eval_result", "current_eval_result"):
+        if required not in args:
+            raise ValueError(
+                f"compare_fn ({compare_fn}) must include {required} argument. Received "
+                f"arguments: {sorted(args)}.")
+    unexpected = sorted(args - {"best_eval_result", "current_eval_result"})
+    if unexpected:
+        raise ValueError(f"compare_fn ({compare_fn}) has following not expected args: "
+                         f"{unexpected}")
+
+
 class BestExporter(_SavedModelExporter):
     """Exports when an evaluation beats the best so far (read back from eval events)."""
 
@@ -115,6 +130,7 @@ class BestExporter(_SavedModelExporter):
         if not callable(compare_fn):
             raise ValueError("`compare_fn` must be a callable (best_eval_result, "
                              "current_eval_result) -> bool.")
+        _check_compare_fn_args(compare_fn)
         _check_exports_to_keep(exports_to_keep)
         self._compare_fn = compare_fn
         self._event_file_pattern = event_file_pattern

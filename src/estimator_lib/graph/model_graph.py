@@ -139,7 +139,9 @@ class ModelGraph:
         if "config" in args:
             kwargs["config"] = config
         logging.info("Calling model_fn.")
-        step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        # Called directly in eager mode (`est.model_fn(...)`), there is no graph to order.
+        step_read = (None if tf.executing_eagerly()
+                     else training_util._get_or_create_global_step_read())  # pylint: disable=protected-access
         try:
             with tf.control_dependencies([step_read] if step_read is not None else []), \
                     tf_patches.keras_initializers_seeded(config.tf_random_seed):
