@@ -30,27 +30,8 @@ from estimator_lib.training.train_model import train_model
 
 logging = tf.compat.v1.logging
 
-def _check_positive(name, value):
-    if value is not None and value <= 0:
-        raise ValueError(f"Must specify {name} > 0, given: {value}")
-
-
+_check_positive = construction.check_positive
 _HOOKS_LEAD = "Hooks must be a SessionRunHook"
-_EXPORT_SAVEDMODEL_HIDDEN = ("`Estimator.export_savedmodel` has been deprecated. Please use "
-                             "`export_saved_model` instead.")
-
-
-class _HiddenFromApi(property):
-    """A name the original's v2 classes hid: present on the class, AttributeError on
-    an instance (what TensorFlow's `deprecation.hide_attribute_from_api` made)."""
-
-    _estimator_hidden_from_api = True
-
-    def __init__(self, message: str):
-        def hidden(_):
-            raise AttributeError(message)
-
-        super().__init__(hidden)
 
 
 class Estimator:
@@ -81,7 +62,7 @@ class Estimator:
         self._model = ModelGraph(model_fn, params=self._params, config=self._config,
                                  session_config=self._session_config,
                                  warm_start_settings=self._warm_start_settings,
-                                 input_fn_caller=self._call_input_fn)
+                                 **self._model_graph_callers())
         logging.info("Using config: %s",
                      run_config_lib.as_original_dict(self._config, self._session_config))
 
@@ -90,13 +71,13 @@ class Estimator:
     config = property(lambda self: self._config)
 
     # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
-    export_savedmodel = _HiddenFromApi(_EXPORT_SAVEDMODEL_HIDDEN)
+    export_savedmodel = construction.HiddenFromApi(construction.EXPORT_SAVEDMODEL_HIDDEN)
 
     def __getattr__(self, name):
         # Only for names not found (or hidden): the v1 method's name gets the
         # original's hint.
         if name == "export_savedmodel":
-            raise AttributeError(_EXPORT_SAVEDMODEL_HIDDEN)
+            raise AttributeError(construction.EXPORT_SAVEDMODEL_HIDDEN)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
@@ -263,10 +244,11 @@ class Estimator:
                          "initialization to predict.", self._model_dir)
         with tf.Graph().as_default() as graph:
             self._model.start_graph(graph)
-            features, _, input_hooks = self._model.input(input_fn, ModeKeys.PREDICT)
+            features, input_hooks = self._get_features_from_input_fn(input_fn,
+                                                                     ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
             self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
-            predictions = predictions_lib.select(spec.predictions, predict_keys)
+            predictions = self._extract_keys(spec.predictions, predict_keys)
             with session_lib.local_session(
                     scaffold=spec.scaffold, checkpoint_path=checkpoint_path,
                     config=self._session_config,
@@ -287,7 +269,7 @@ class Estimator:
         """Exports the model as a SavedModel in `export_dir_base/<timestamp>`; returns it."""
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
-        return self.experimental_export_all_saved_models(
+        return self._export_all_saved_models(
             export_dir_base, {canonical_mode(experimental_mode): serving_input_receiver_fn},
             assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
 
@@ -295,6 +277,17 @@ class Estimator:
                                              assets_extra=None, as_text=False,
                                              checkpoint_path=None) -> bytes:
         """Exports one SavedModel holding a MetaGraph per mode of `input_receiver_fn_map`."""
+        return self._export_all_saved_models(export_dir_base, input_receiver_fn_map,
+                                             assets_extra=assets_extra, as_text=as_text,
+                                             checkpoint_path=checkpoint_path)
+
+    def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                 assets_extra=None, as_text=False, checkpoint_path=None,
+                                 strip_default_attrs=True) -> bytes:
+        """The export every public export method calls, as the original's (a subclass
+        may override it). `strip_default_attrs=False` (the v1 `export_savedmodel`'s
+        default) is applied by export/v1_export.py's `_add_meta_graph_for_mode`."""
+        del strip_default_attrs
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path:
             if self._warm_start_settings:
@@ -353,9 +346,41 @@ class Estimator:
 
     # ---------------------------------------------------------------- helpers
 
+    # The original's private methods a subclass may override: ModelGraph calls them
+    # where the original's train, evaluate, predict and export did.
+
+    def _model_graph_callers(self) -> dict:
+        return dict(input_fn_caller=self._call_input_fn, model_fn_caller=self._call_model_fn,
+                    input_reader=self._get_features_and_labels_from_input_fn,
+                    global_step_creator=self._create_and_assert_global_step)
+
     def _call_input_fn(self, input_fn, mode, input_context=None):
         """Calls input_fn; subclasses may override it (TPUEstimator does, as the original)."""
         return self._model.default_input_fn_call(input_fn, mode, input_context)
 
     def _call_model_fn(self, features, labels, mode, config):
-        return self._model.call_model_fn(features, labels, mode, config)
+        return self._model.default_model_fn_call(features, labels, mode, config)
+
+    def _get_features_and_labels_from_input_fn(self, input_fn, mode):
+        """(features, labels, input hooks) of input_fn's result (train, evaluate)."""
+        return self._model.default_input(input_fn, mode)
+
+    def _get_features_from_input_fn(self, input_fn, mode):
+        """(features, input hooks) of input_fn's result (predict)."""
+        features, _, hooks = self._model.default_input(input_fn, mode)
+        return features, hooks
+
+    def _extract_keys(self, predictions, predict_keys):
+        return predictions_lib.select(predictions, predict_keys)
+
+    def _create_global_step(self, graph):
+        return self._model.default_create_global_step(graph)
+
+    def _create_and_assert_global_step(self, graph):
+        step = self._create_global_step(graph)
+        if step is not None and (step is not tf.compat.v1.train.get_global_step(graph)
+                                 or not step.dtype.is_integer):
+            raise ValueError(
+                f"_create_global_step must return the graph's integer global step (or "
+                f"None). Received: {step!r}.")
+        return step

@@ -15,8 +15,12 @@ logging = tf.compat.v1.logging
 _EXPORT_DIR = re.compile(r"^\d{10}$")
 
 
-class Exporter(abc.ABC):
-    """A class representing a type of model export (subclass it for your own)."""
+class Exporter:
+    """A class representing a type of model export (subclass it for your own).
+
+    As the original's, a plain class: the `abc.abstractmethod` marks are
+    documentation only (a subclass that leaves one out still constructs).
+    """
 
     @property
     @abc.abstractmethod
@@ -93,8 +97,12 @@ class LatestExporter(_SavedModelExporter):
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
         path = self._export(estimator, export_path, checkpoint_path)
-        _garbage_collect(export_path, self._exports_to_keep)
+        self._garbage_collect_exports(export_path)
         return path
+
+    def _garbage_collect_exports(self, export_dir_base):
+        """Deletes all but the newest `exports_to_keep` exports (the original's hook)."""
+        _garbage_collect(export_dir_base, self._exports_to_keep)
 
 
 def _loss_smaller(best_eval_result, current_eval_result):
@@ -142,7 +150,7 @@ class BestExporter(_SavedModelExporter):
                is_the_final_export):
         if self._model_dir != estimator.model_dir and self._event_file_pattern:
             self._model_dir = estimator.model_dir
-            self._best_eval_result = self._best_from_events(
+            self._best_eval_result = self._get_best_eval_result(
                 os.path.join(estimator.model_dir, self._event_file_pattern))
         path = None
         if self._best_eval_result is None or self._compare_fn(
@@ -150,14 +158,20 @@ class BestExporter(_SavedModelExporter):
             logging.info("Exporting a better model (%s instead of %s)...", eval_result,
                          self._best_eval_result)
             path = self._export(estimator, export_path, checkpoint_path)
-            _garbage_collect(export_path, self._exports_to_keep)
+            self._garbage_collect_exports(export_path)
             self._best_eval_result = eval_result
         else:
             logging.info("Keeping the current best model (%s instead of %s).",
                          self._best_eval_result, eval_result)
         return path
 
-    def _best_from_events(self, pattern):
+    def _garbage_collect_exports(self, export_dir_base):
+        """Deletes all but the newest `exports_to_keep` exports (the original's hook)."""
+        _garbage_collect(export_dir_base, self._exports_to_keep)
+
+    def _get_best_eval_result(self, event_files):
+        """The best eval result in the event files matching the pattern `event_files`."""
+        pattern = event_files
         directories = {os.path.dirname(path) for path in tf.io.gfile.glob(pattern)}
         best = None
         for directory in directories:

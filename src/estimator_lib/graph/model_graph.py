@@ -34,11 +34,23 @@ class ModelGraph:
 
     def __init__(self, model_fn: Callable, *, params: dict, config: RunConfig,
                  session_config: tf.compat.v1.ConfigProto, warm_start_settings=None,
-                 input_fn_caller: Optional[Callable] = None):
-        """`input_fn_caller(input_fn, mode, input_context)` replaces the default call
-        (`Estimator._call_input_fn`, which TPUEstimator overrides as in the original)."""
+                 input_fn_caller: Optional[Callable] = None,
+                 model_fn_caller: Optional[Callable] = None,
+                 input_reader: Optional[Callable] = None,
+                 global_step_creator: Optional[Callable] = None):
+        """The callers replace the default steps, so that an Estimator subclass
+        overriding the original's private method sees it called where the original
+        called it: `input_fn_caller(input_fn, mode, input_context)`
+        (`Estimator._call_input_fn`, which TPUEstimator overrides as in the original),
+        `model_fn_caller(features, labels, mode, config)` (`_call_model_fn`),
+        `input_reader(input_fn, mode)` -> (features, labels, hooks)
+        (`_get_features_and_labels_from_input_fn`), `global_step_creator(graph)`
+        (`_create_and_assert_global_step`)."""
         self.model_fn = model_fn
         self._input_fn_caller = input_fn_caller
+        self._model_fn_caller = model_fn_caller
+        self._input_reader = input_reader
+        self._global_step_creator = global_step_creator
         self._params = params
         self.config = config
         self.session_config = session_config
@@ -56,7 +68,9 @@ class ModelGraph:
         tf_patches.wait_for_closing_sessions()
         if self.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(self.config.tf_random_seed)
-        global_step = tf.compat.v1.train.create_global_step(graph)
+        global_step = (self._global_step_creator or self.default_create_global_step)(graph)
+        if global_step is None:
+            return None
         # The hooks read the step through this tensor; model_fn's ops depend on it
         # (see call_model_fn), so a run reads the step before incrementing it.
         # TensorFlow's own version reads `initialized_value()`, which also evaluates
@@ -72,6 +86,10 @@ class ModelGraph:
                 name="read_for_hooks")
         graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         return global_step
+
+    @staticmethod
+    def default_create_global_step(graph: tf.Graph) -> tf.Variable:
+        return tf.compat.v1.train.create_global_step(graph)
 
     def session_config_for(self, strategy) -> tf.compat.v1.ConfigProto:
         """The session's ConfigProto: the strategy's devices added."""
@@ -93,6 +111,11 @@ class ModelGraph:
 
     def input(self, input_fn: Callable, mode: str):
         """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
+        if self._input_reader is not None:
+            return self._input_reader(input_fn, mode)
+        return self.default_input(input_fn, mode)
+
+    def default_input(self, input_fn: Callable, mode: str):
         with tf_patches.large_arrays_fed() as feeds:
             result = self.call_input_fn(input_fn, mode)
         if mode == ModeKeys.PREDICT and not inputs.reads_a_dataset_or_queue(result):
@@ -124,6 +147,13 @@ class ModelGraph:
 
     def call_model_fn(self, features, labels, mode: str,
                       config: Optional[RunConfig] = None) -> EstimatorSpec:
+        """Calls the model_fn (through `model_fn_caller` where one is set)."""
+        if self._model_fn_caller is not None:
+            return self._model_fn_caller(features, labels, mode, config or self.config)
+        return self.default_model_fn_call(features, labels, mode, config)
+
+    def default_model_fn_call(self, features, labels, mode: str,
+                              config: Optional[RunConfig] = None) -> EstimatorSpec:
         """Calls the model_fn with the arguments it names; checks it returned a spec."""
         config = config or self.config
         args = model_fn_args(self.model_fn)
