@@ -256,7 +256,8 @@ class Estimator:
                 while not session.should_stop():
                     values = session.run(predictions)
                     if yield_single_examples:
-                        yield from predictions_lib.examples(values)
+                        yield from predictions_lib.examples(values,
+                                                            self._extract_batch_length)
                     else:
                         yield values
 
@@ -367,11 +368,18 @@ class Estimator:
 
     def _get_features_from_input_fn(self, input_fn, mode):
         """(features, input hooks) of input_fn's result (predict)."""
-        features, _, hooks = self._model.default_input(input_fn, mode)
+        features, _, hooks = self._model.default_input(
+            input_fn, mode, self._validate_features_in_predict_input)
         return features, hooks
+
+    def _validate_features_in_predict_input(self, result):
+        self._model.warn_without_dataset(result)
 
     def _extract_keys(self, predictions, predict_keys):
         return predictions_lib.select(predictions, predict_keys)
+
+    def _extract_batch_length(self, preds_evaluated):
+        return predictions_lib.batch_length(preds_evaluated)
 
     def _create_global_step(self, graph):
         return self._model.default_create_global_step(graph)

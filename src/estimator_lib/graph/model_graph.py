@@ -115,14 +115,23 @@ class ModelGraph:
             return self._input_reader(input_fn, mode)
         return self.default_input(input_fn, mode)
 
-    def default_input(self, input_fn: Callable, mode: str):
+    def default_input(self, input_fn: Callable, mode: str,
+                      validate_predict_input: Optional[Callable] = None):
+        """`validate_predict_input(result)` replaces the PREDICT check of the input_fn's
+        result (`Estimator._validate_features_in_predict_input`)."""
         with tf_patches.large_arrays_fed() as feeds:
             result = self.call_input_fn(input_fn, mode)
-        if mode == ModeKeys.PREDICT and not inputs.reads_a_dataset_or_queue(result):
+        if mode == ModeKeys.PREDICT:
+            (validate_predict_input or self.warn_without_dataset)(result)
+        return inputs.parse_input_fn_result(result, feeds)
+
+    @staticmethod
+    def warn_without_dataset(result) -> None:
+        """The original's warning for a PREDICT input that would yield forever."""
+        if not inputs.reads_a_dataset_or_queue(result):
             logging.warning("Input graph does not use tf.data.Dataset or contain a "
                             "QueueRunner. That means predict yields forever. This is "
                             "probably a mistake.")
-        return inputs.parse_input_fn_result(result, feeds)
 
     def replicated_input(self, strategy, input_fn: Callable, mode: str):
         """(get_next, input hooks) over the strategy's iterator: per-replica batches.

@@ -90,9 +90,6 @@ _HOOK_POINTS_ABSENT = {
     "_call_model_fn_eval_distributed": _EVAL, "_convert_eval_steps_to_hooks": _EVAL,
     "_maybe_warm_start": "graph/model_graph.py applies the warm start or checks the "
                          "checkpoint to restore in one step (prepare_restore_or_warm_start)",
-    "_validate_features_in_predict_input": "ModelGraph.input warns (the original's "
-                                           "warning) for a PREDICT input without a dataset",
-    "_extract_batch_length": "graph/predictions.py splits a batch into examples",
     "_augment_model_fn": "TPU rewrite of the model_fn: ours runs it on CPU/GPU",
     "_call_model_fn_for_inference": "TPU inference rewrite: ours runs it on CPU/GPU",
     "_class_id_table": "the v2 heads build their lookup tables in head/vocabulary.py",
@@ -380,6 +377,14 @@ def _recording_estimator(base, seen):
             seen.append(("_create_global_step",))
             return super()._create_global_step(graph)
 
+        def _validate_features_in_predict_input(self, result):
+            seen.append(("_validate_features_in_predict_input",))
+            return super()._validate_features_in_predict_input(result)
+
+        def _extract_batch_length(self, preds_evaluated):
+            seen.append(("_extract_batch_length",))
+            return super()._extract_batch_length(preds_evaluated)
+
         def _extract_keys(self, predictions, predict_keys):
             seen.append(("_extract_keys",))
             return super()._extract_keys(predictions, predict_keys)
@@ -432,7 +437,10 @@ class ClassContractSubclassTest(tf.test.TestCase):
                 self.assertEqual(seen, [("_create_global_step",),
                                         ("_get_features_from_input_fn", "infer"),
                                         ("_call_input_fn", "infer"),
-                                        ("_call_model_fn", "infer"), ("_extract_keys",)])
+                                        ("_validate_features_in_predict_input",),
+                                        ("_call_model_fn", "infer"), ("_extract_keys",),
+                                        ("_extract_batch_length",),
+                                        ("_extract_batch_length",)])
             with self.subTest(base=base.__name__, call="export_saved_model"):
                 del seen[:]
                 est.export_saved_model(self._tmp(), _receiver_fn)
