@@ -90,3 +90,13 @@ class HiddenFromApi(property):
             raise AttributeError(message)
 
         super().__init__(hidden)
+
+
+def check_global_step(step, graph):
+    """`step` (what `_create_global_step` made), checked as the original asserted."""
+    if step is not None and (step is not tf.compat.v1.train.get_global_step(graph)
+                             or not step.dtype.is_integer):
+        raise ValueError(
+            "_create_global_step must return the graph's integer global step (or None). "
+            f"Received: {step!r}.")
+    return step

@@ -177,7 +177,8 @@ class Estimator:
             get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
                                                                  ModeKeys.EVAL)
             spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
-        self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
+        self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
+                                                 warm_start=self._maybe_warm_start)
         final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
         if global_step is None:
             # The model_fn brought the global step (SavedModelEstimator imports the
@@ -247,7 +248,8 @@ class Estimator:
             features, input_hooks = self._get_features_from_input_fn(input_fn,
                                                                      ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
-            self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
+            self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
+                                                 warm_start=self._maybe_warm_start)
             predictions = self._extract_keys(spec.predictions, predict_keys)
             with session_lib.local_session(
                     scaffold=spec.scaffold, checkpoint_path=checkpoint_path,
@@ -385,10 +387,8 @@ class Estimator:
         return self._model.default_create_global_step(graph)
 
     def _create_and_assert_global_step(self, graph):
-        step = self._create_global_step(graph)
-        if step is not None and (step is not tf.compat.v1.train.get_global_step(graph)
-                                 or not step.dtype.is_integer):
-            raise ValueError(
-                f"_create_global_step must return the graph's integer global step (or "
-                f"None). Received: {step!r}.")
-        return step
+        return construction.check_global_step(self._create_global_step(graph), graph)
+
+    def _maybe_warm_start(self, checkpoint_path):
+        if not checkpoint_path and self._warm_start_settings:
+            warm_starting.apply(self._warm_start_settings)

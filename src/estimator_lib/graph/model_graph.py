@@ -202,15 +202,20 @@ class ModelGraph:
 
     def prepare_restore_or_warm_start(self, spec: EstimatorSpec,
                                       checkpoint_path: Optional[str], *,
-                                      verified: bool = False) -> None:
-        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
+                                      verified: bool = False,
+                                      warm_start: Optional[Callable] = None) -> None:
+        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts
+        (`warm_start(checkpoint_path)`: `Estimator._maybe_warm_start` in evaluate and
+        predict, as the original)."""
         if checkpoint_path:
             if not verified:
                 restore.require_readable(checkpoint_path)
             if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
                     tf.compat.v1.GraphKeys.SAVERS)) == 0:
                 restore.check_compatible(checkpoint_path)
-        elif self.warm_start_settings:
+        if warm_start is not None:
+            warm_start(checkpoint_path)  # Warm-starts only without a checkpoint.
+        elif not checkpoint_path and self.warm_start_settings:
             warm_starting.apply(self.warm_start_settings)
 
 

@@ -88,8 +88,6 @@ _HOOK_POINTS_ABSENT = {
     "_convert_train_steps_to_hooks": _TRAIN, "_get_iterator_from_input_fn": _TRAIN,
     "_actual_eval": _EVAL, "_call_model_fn_eval": _EVAL,
     "_call_model_fn_eval_distributed": _EVAL, "_convert_eval_steps_to_hooks": _EVAL,
-    "_maybe_warm_start": "graph/model_graph.py applies the warm start or checks the "
-                         "checkpoint to restore in one step (prepare_restore_or_warm_start)",
     "_augment_model_fn": "TPU rewrite of the model_fn: ours runs it on CPU/GPU",
     "_call_model_fn_for_inference": "TPU inference rewrite: ours runs it on CPU/GPU",
     "_class_id_table": "the v2 heads build their lookup tables in head/vocabulary.py",
@@ -385,6 +383,10 @@ def _recording_estimator(base, seen):
             seen.append(("_extract_batch_length",))
             return super()._extract_batch_length(preds_evaluated)
 
+        def _maybe_warm_start(self, checkpoint_path):
+            seen.append(("_maybe_warm_start", checkpoint_path))
+            return super()._maybe_warm_start(checkpoint_path)
+
         def _extract_keys(self, predictions, predict_keys):
             seen.append(("_extract_keys",))
             return super()._extract_keys(predictions, predict_keys)
@@ -430,7 +432,8 @@ class ClassContractSubclassTest(tf.test.TestCase):
                 self.assertEqual(seen, [("_create_global_step",),
                                         ("_get_features_and_labels_from_input_fn", "eval"),
                                         ("_call_input_fn", "eval"),
-                                        ("_call_model_fn", "eval")])
+                                        ("_call_model_fn", "eval"),
+                                        ("_maybe_warm_start", est.latest_checkpoint())])
             with self.subTest(base=base.__name__, call="predict"):
                 del seen[:]
                 list(est.predict(_input_fn))
@@ -438,7 +441,9 @@ class ClassContractSubclassTest(tf.test.TestCase):
                                         ("_get_features_from_input_fn", "infer"),
                                         ("_call_input_fn", "infer"),
                                         ("_validate_features_in_predict_input",),
-                                        ("_call_model_fn", "infer"), ("_extract_keys",),
+                                        ("_call_model_fn", "infer"),
+                                        ("_maybe_warm_start", est.latest_checkpoint()),
+                                        ("_extract_keys",),
                                         ("_extract_batch_length",),
                                         ("_extract_batch_length",)])
             with self.subTest(base=base.__name__, call="export_saved_model"):
