@@ -1147,3 +1147,213 @@ def tpu_estimator_spec_host_call_not_a_pair(tf, tmp):
 def warm_start_settings_no_checkpoint(tf, tmp):
     tf.estimator.Estimator(_model_fn, model_dir=tmp,
                            warm_start_from=tf.estimator.WarmStartSettings(None))
+
+
+# ------------------------------------------------------------------------ more calls
+
+
+@case
+def get_variable_value_unknown_name(tf, tmp):
+    _trained(tf, tmp).get_variable_value("no_such_variable")
+
+
+@case
+def get_variable_names_without_a_checkpoint(tf, tmp):
+    tf.estimator.Estimator(_model_fn, model_dir=tmp).get_variable_names()
+
+
+@case
+def get_variable_value_without_a_checkpoint(tf, tmp):
+    tf.estimator.Estimator(_model_fn, model_dir=tmp).get_variable_value("dense/kernel")
+
+
+@case
+def train_on_an_evaluator_task(tf, tmp):
+    old = os.environ.get("TF_CONFIG")
+    os.environ["TF_CONFIG"] = json.dumps({"cluster": {"chief": ["a:1"]},
+                                          "task": {"type": "evaluator", "index": 0}})
+    try:
+        est = tf.estimator.Estimator(_model_fn, model_dir=tmp)
+    finally:
+        if old is None:
+            del os.environ["TF_CONFIG"]
+        else:
+            os.environ["TF_CONFIG"] = old
+    est.train(_input_fn, steps=1)
+
+
+@case
+def export_all_saved_models_unknown_mode(tf, tmp):
+    def receiver_fn():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 1])
+        return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+    _trained(tf, tmp).experimental_export_all_saved_models(
+        os.path.join(tmp, "e"), {"bogus": receiver_fn})
+
+
+@case
+def export_saved_model_receiver_fn_none(tf, tmp):
+    _trained(tf, tmp).export_saved_model(os.path.join(tmp, "e"), None)
+
+
+@case
+def export_saved_model_v1_export_savedmodel_receiver_none(tf, tmp):
+    est = tf.compat.v1.estimator.Estimator(_model_fn, model_dir=os.path.join(tmp, "m"))
+    est.train(_input_fn, steps=1)
+    est.export_savedmodel(os.path.join(tmp, "e"), None)
+
+
+@case
+def v2_estimator_export_savedmodel_hidden(tf, tmp):
+    tf.estimator.Estimator(_model_fn, model_dir=tmp).export_savedmodel
+
+
+@case
+def predict_model_fn_without_predictions_dict_keys(tf, tmp):
+    def model_fn(features, labels, mode):
+        spec = _model_fn(features, labels, mode)
+        return spec._replace(predictions=features["x"])
+    est = tf.estimator.Estimator(model_fn, model_dir=os.path.join(tmp, "m"))
+    est.train(_input_fn, steps=1)
+    next(est.predict(lambda: _input_fn().map(lambda f, l: f), predict_keys=["y"]))
+
+
+@case
+def evaluate_metric_named_loss(tf, tmp):
+    def model_fn(features, labels, mode):
+        spec = _model_fn(features, labels, mode)
+        return spec._replace(eval_metric_ops={"loss": tf.compat.v1.metrics.mean(spec.loss)})
+    est = tf.estimator.Estimator(model_fn, model_dir=os.path.join(tmp, "m"))
+    est.train(_input_fn, steps=1)
+    est.evaluate(_input_fn)
+
+
+@case
+def warm_start_settings_empty_path(tf, tmp):
+    tf.estimator.WarmStartSettings("")
+
+
+@case
+def vocab_info_used_with_a_missing_vocab(tf, tmp):
+    _trained(tf, tmp)
+    settings = tf.estimator.WarmStartSettings(
+        os.path.join(tmp, "m"), vars_to_warm_start=None,
+        var_name_to_vocab_info={"dense/kernel": tf.estimator.VocabInfo(
+            new_vocab=os.path.join(tmp, "none.txt"), new_vocab_size=2, num_oov_buckets=0,
+            old_vocab=os.path.join(tmp, "none_old.txt"))})
+    tf.estimator.Estimator(_model_fn, model_dir=os.path.join(tmp, "w"),
+                           warm_start_from=settings).train(_input_fn, steps=1)
+
+
+@case
+def saved_model_estimator_missing_dir(tf, tmp):
+    tf.compat.v1.estimator.experimental.SavedModelEstimator if hasattr(
+        tf.compat.v1.estimator.experimental, "SavedModelEstimator") else None
+    from tensorflow_estimator.python.estimator.canned import saved_model_estimator  # pylint: disable=import-outside-toplevel
+    saved_model_estimator.SavedModelEstimator(os.path.join(tmp, "none"), tmp)
+
+
+@case
+def kmeans_unknown_distance(tf, tmp):
+    tf.compat.v1.estimator.experimental.KMeans(2, model_dir=tmp, distance_metric="bogus")
+
+
+@case
+def kmeans_feature_columns_and_relative_tolerance(tf, tmp):
+    tf.compat.v1.estimator.experimental.KMeans(
+        2, model_dir=tmp, relative_tolerance=0.1, use_mini_batch=True)
+
+
+@case
+def linear_sdca_unknown_loss(tf, tmp):
+    tf.estimator.experimental.LinearSDCA("example_id", symmetric_l2_regularization=-1.0,
+                                         num_loss_partitions=0)
+
+
+@case
+def rnn_classifier_no_cell(tf, tmp):
+    tf.estimator.experimental.RNNClassifier(
+        sequence_feature_columns=[tf.feature_column.sequence_numeric_column("x")],
+        model_dir=tmp)
+
+
+@case
+def rnn_classifier_units_and_cell(tf, tmp):
+    tf.estimator.experimental.RNNClassifier(
+        sequence_feature_columns=[tf.feature_column.sequence_numeric_column("x")],
+        units=[2], cell_type="lstm", rnn_cell_fn=lambda: None, model_dir=tmp)
+
+
+@case
+def rnn_estimator_unknown_cell_type(tf, tmp):
+    tf.estimator.experimental.RNNEstimator(
+        tf.estimator.RegressionHead(),
+        sequence_feature_columns=[tf.feature_column.sequence_numeric_column("x")],
+        units=[2], cell_type="bogus", model_dir=tmp)
+
+
+@case
+def linear_classifier_partitioner_in_v2(tf, tmp):
+    tf.estimator.LinearClassifier([_column(tf)], model_dir=tmp, partitioner=object())
+
+
+@case
+def dnn_classifier_v1_bad_batch_norm_type(tf, tmp):
+    tf.compat.v1.estimator.DNNClassifier([2], [_column(tf)], model_dir=tmp,
+                                         n_classes=3, label_vocabulary=["a", "b"])
+
+
+@case
+def binary_class_head_weight_column_missing_feature(tf, tmp):
+    with _graph(tf):
+        tf.estimator.BinaryClassHead(weight_column="w").loss(
+            labels=tf.constant([[1]]), logits=tf.constant([[0.5]]),
+            features={"x": tf.constant([[1.0]])}, mode=tf.estimator.ModeKeys.EVAL)
+
+
+@case
+def regression_head_label_dtype_string(tf, tmp):
+    with _graph(tf):
+        tf.estimator.RegressionHead().loss(
+            labels=tf.constant([["a"]]), logits=tf.constant([[0.5]]),
+            features={}, mode=tf.estimator.ModeKeys.EVAL)
+
+
+@case
+def multi_head_labels_not_a_dict(tf, tmp):
+    with _graph(tf):
+        head = tf.estimator.MultiHead([tf.estimator.RegressionHead(name="a"),
+                                       tf.estimator.RegressionHead(name="b")])
+        head.loss(labels=tf.constant([[1.0]]),
+                  logits={"a": tf.constant([[0.5]]), "b": tf.constant([[0.5]])},
+                  features={}, mode=tf.estimator.ModeKeys.EVAL)
+
+
+@case
+def classifier_parse_example_spec_bad_label_dtype(tf, tmp):
+    tf.estimator.classifier_parse_example_spec([_column(tf)], "label",
+                                               label_dtype=tf.float32)
+
+
+@case
+def regressor_parse_example_spec_label_key_in_columns(tf, tmp):
+    tf.estimator.regressor_parse_example_spec([_column(tf)], "x")
+
+
+@case
+def mode_keys_canonical_unknown(tf, tmp):
+    tf.estimator.EstimatorSpec(mode=None, predictions={"x": 1})
+
+
+@case
+def final_exporter_receiver_fn_none_exported(tf, tmp):
+    est = _trained(tf, tmp)
+    tf.estimator.FinalExporter("f", None).export(est, os.path.join(tmp, "e"),
+                                                  est.latest_checkpoint(), {}, True)
+
+
+@case
+def serving_input_receiver_fn_placeholder_batch(tf, tmp):
+    with _graph(tf):
+        tf.estimator.export.build_raw_serving_input_receiver_fn(
+            {"x": tf.constant([1.0])}, default_batch_size="two")()
