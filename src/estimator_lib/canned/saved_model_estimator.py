@@ -91,8 +91,7 @@ class SavedModelEstimator(Estimator):
         self._model = _SavedModelGraph(
             self._model_fn, params=self._params, config=self._config,
             session_config=self._session_config,
-            warm_start_settings=self._warm_start_settings,
-            input_fn_caller=self._call_input_fn)
+            warm_start_settings=self._warm_start_settings, **self._model_graph_callers())
         self.saved_model_dir = saved_model_dir
         self.saved_model_loader = loader_impl.SavedModelLoader(saved_model_dir)
         self._available_modes = self._extract_available_modes()

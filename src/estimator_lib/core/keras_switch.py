@@ -42,7 +42,12 @@ def check_not_keras3(obj, *, argument: str) -> None:
 def keras3_in_use() -> bool:
     """True when `tf.keras` resolves to Keras 3 in this process."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    return not getattr(tf.keras, "__name__", "tf_keras").startswith("tf_keras")
+    # What tf.keras's layers really are, not the module's name: `from
+    # tensorflow.keras.layers import Dense` rebinds `tf.keras` to a module named
+    # `tensorflow.keras` whose layers are still tf_keras's.
+    layer = getattr(getattr(tf.keras, "layers", None), "Layer", None)
+    module = getattr(layer, "__module__", None) or ""
+    return module == "keras" or module.startswith("keras.")
 
 
 def keras3_message(context: str) -> str:

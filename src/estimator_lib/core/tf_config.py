@@ -35,10 +35,11 @@ def read_tf_config() -> Dict[str, Any]:
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise ValueError(
-            f"TF_CONFIG is not valid JSON ({e.msg} at position {e.pos}). It must be a JSON "
-            'object such as {"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]}, '
-            '"task": {"type": "worker", "index": 0}}.') from None
+        # A JSONDecodeError (a ValueError), the original's type, with what works.
+        raise json.JSONDecodeError(
+            f"TF_CONFIG is not valid JSON ({e.msg}). It must be a JSON object such as "
+            '{"cluster": {"chief": ["host0:2222"], "worker": ["host1:2222"]}, '
+            '"task": {"type": "worker", "index": 0}}. Error at', e.doc, e.pos) from None
     if not isinstance(parsed, dict):
         raise ValueError(
             f"TF_CONFIG must be a JSON object with `cluster` and `task`. "

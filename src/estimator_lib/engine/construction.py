@@ -67,3 +67,36 @@ def assert_members_are_not_overridden(cls) -> None:
                 raise ValueError(
                     f"Subclasses of Estimator cannot override members of Estimator. {cls} "
                     f"does override {name}.")
+
+
+def check_positive(name, value) -> None:
+    """The original's ValueError for a step count that is not positive."""
+    if value is not None and value <= 0:
+        raise ValueError(f"Must specify {name} > 0, given: {value}")
+
+
+EXPORT_SAVEDMODEL_HIDDEN = ("`Estimator.export_savedmodel` has been deprecated. Please use "
+                            "`export_saved_model` instead.")
+
+
+class HiddenFromApi(property):
+    """A name the original's v2 classes hid: present on the class, AttributeError on
+    an instance (what TensorFlow's `deprecation.hide_attribute_from_api` made)."""
+
+    _estimator_hidden_from_api = True
+
+    def __init__(self, message: str):
+        def hidden(_):
+            raise AttributeError(message)
+
+        super().__init__(hidden)
+
+
+def check_global_step(step, graph):
+    """`step` (what `_create_global_step` made), checked as the original asserted."""
+    if step is not None and (step is not tf.compat.v1.train.get_global_step(graph)
+                             or not step.dtype.is_integer):
+        raise ValueError(
+            "_create_global_step must return the graph's integer global step (or None). "
+            f"Received: {step!r}.")
+    return step

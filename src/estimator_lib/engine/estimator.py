@@ -31,27 +31,8 @@ from estimator_lib.training.train_model import train_model
 
 logging = tf.compat.v1.logging
 
-def _check_positive(name, value):
-    if value is not None and value <= 0:
-        raise ValueError(f"Must specify {name} > 0, given: {value}")
-
-
+_check_positive = construction.check_positive
 _HOOKS_LEAD = "Hooks must be a SessionRunHook"
-_EXPORT_SAVEDMODEL_HIDDEN = ("`Estimator.export_savedmodel` has been deprecated. Please use "
-                             "`export_saved_model` instead.")
-
-
-class _HiddenFromApi(property):
-    """A name the original's v2 classes hid: present on the class, AttributeError on
-    an instance (what TensorFlow's `deprecation.hide_attribute_from_api` made)."""
-
-    _estimator_hidden_from_api = True
-
-    def __init__(self, message: str):
-        def hidden(_):
-            raise AttributeError(message)
-
-        super().__init__(hidden)
 
 
 class Estimator:
@@ -66,7 +47,8 @@ class Estimator:
     def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
                  config: Optional[RunConfig] = None, params: Optional[dict] = None,
                  warm_start_from=None):
-        construction.assert_members_are_not_overridden(type(self))
+        # Through the class, as the original: a subclass may replace the check.
+        type(self)._assert_members_are_not_overridden(self)
         construction.check_config_type(config)  # first, as the original
         if model_fn is None:
             raise ValueError("model_fn must be provided to Estimator.")
@@ -81,7 +63,7 @@ class Estimator:
         self._model = ModelGraph(model_fn, params=self._params, config=self._config,
                                  session_config=self._session_config,
                                  warm_start_settings=self._warm_start_settings,
-                                 input_fn_caller=self._call_input_fn)
+                                 **self._model_graph_callers())
         logging.info("Using config: %s",
                      run_config_lib.as_original_dict(self._config, self._session_config))
 
@@ -90,13 +72,13 @@ class Estimator:
     config = property(lambda self: self._config)
 
     # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
-    export_savedmodel = _HiddenFromApi(_EXPORT_SAVEDMODEL_HIDDEN)
+    export_savedmodel = construction.HiddenFromApi(construction.EXPORT_SAVEDMODEL_HIDDEN)
 
     def __getattr__(self, name):
         # Only for names not found (or hidden): the v1 method's name gets the
         # original's hint.
         if name == "export_savedmodel":
-            raise AttributeError(_EXPORT_SAVEDMODEL_HIDDEN)
+            raise AttributeError(construction.EXPORT_SAVEDMODEL_HIDDEN)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
     params = property(lambda self: copy.deepcopy(self._params))
 
@@ -108,6 +90,10 @@ class Estimator:
             return self._call_model_fn(features, labels, mode, config)
 
         return public_model_fn
+
+    def _assert_members_are_not_overridden(self) -> None:
+        """Raises ValueError if this subclass overrides a public Estimator member."""
+        construction.assert_members_are_not_overridden(type(self))
 
     def latest_checkpoint(self) -> Optional[str]:
         """The newest checkpoint in model_dir, or None."""
@@ -194,24 +180,9 @@ class Estimator:
             get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
                                                                  ModeKeys.EVAL)
             spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
-        self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
-        final_ops = {name_: value for name_, (value, _) in spec.eval_metric_ops.items()}
-        if global_step is None:
-            # The model_fn brought the global step (SavedModelEstimator imports the
-            # SavedModel's); the original also read it after the model_fn.
-            global_step = tf.compat.v1.train.get_global_step()
-        final_ops["global_step"] = global_step
-        scaffold = spec.scaffold
-        if scaffold.local_init_op is not None:
-            # The model_fn's own local_init_op misses the local variables made after it
-            # (the `loss` mean): the default initialises them too, as the original did.
-            scaffold = tf.compat.v1.train.Scaffold(
-                local_init_op=tf.group(scaffold.local_init_op,
-                                       tf.compat.v1.train.Scaffold.default_local_init_op()),
-                copy_from_scaffold=scaffold)
-        return evaluation.EvalGraph(scaffold=scaffold, update_op=update_op,
-                                    final_ops=final_ops, input_hooks=input_hooks,
-                                    evaluation_hooks=list(spec.evaluation_hooks))
+        self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
+                                                 warm_start=self._maybe_warm_start)
+        return evaluation.eval_graph(spec, update_op, global_step, input_hooks)
 
     def _evaluate_run(self, graph: evaluation.EvalGraph, *, steps: Optional[int], hooks: list,
                       checkpoint_path: Optional[str], name: Optional[str],
@@ -241,8 +212,8 @@ class Estimator:
         `autograph`: the conversion status a strategy's replica call passed (see
         ModelGraph.call_model_fn); None without a strategy.
         """
-        converted = {} if autograph is None else {"autograph": autograph}
-        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config, **converted)
+        spec = self._model.call_model_fn(features, labels, ModeKeys.EVAL, self._config,
+                                         autograph=autograph)
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
@@ -266,10 +237,12 @@ class Estimator:
                          "initialization to predict.", self._model_dir)
         with tf.Graph().as_default() as graph:
             self._model.start_graph(graph)
-            features, _, input_hooks = self._model.input(input_fn, ModeKeys.PREDICT)
+            features, input_hooks = self._get_features_from_input_fn(input_fn,
+                                                                     ModeKeys.PREDICT)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
-            self._model.prepare_restore_or_warm_start(spec, checkpoint_path)
-            predictions = predictions_lib.select(spec.predictions, predict_keys)
+            self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
+                                                 warm_start=self._maybe_warm_start)
+            predictions = self._extract_keys(spec.predictions, predict_keys)
             with session_lib.local_session(
                     scaffold=spec.scaffold, checkpoint_path=checkpoint_path,
                     config=self._session_config,
@@ -277,7 +250,8 @@ class Estimator:
                 while not session.should_stop():
                     values = session.run(predictions)
                     if yield_single_examples:
-                        yield from predictions_lib.examples(values)
+                        yield from predictions_lib.examples(values,
+                                                            self._extract_batch_length)
                     else:
                         yield values
 
@@ -290,7 +264,7 @@ class Estimator:
         """Exports the model as a SavedModel in `export_dir_base/<timestamp>`; returns it."""
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
-        return self.experimental_export_all_saved_models(
+        return self._export_all_saved_models(
             export_dir_base, {canonical_mode(experimental_mode): serving_input_receiver_fn},
             assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
 
@@ -298,6 +272,17 @@ class Estimator:
                                              assets_extra=None, as_text=False,
                                              checkpoint_path=None) -> bytes:
         """Exports one SavedModel holding a MetaGraph per mode of `input_receiver_fn_map`."""
+        return self._export_all_saved_models(export_dir_base, input_receiver_fn_map,
+                                             assets_extra=assets_extra, as_text=as_text,
+                                             checkpoint_path=checkpoint_path)
+
+    def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                 assets_extra=None, as_text=False, checkpoint_path=None,
+                                 strip_default_attrs=True) -> bytes:
+        """The export every public export method calls, as the original's (a subclass
+        may override it). `strip_default_attrs=False` (the v1 `export_savedmodel`'s
+        default) is applied by export/v1_export.py's `_add_meta_graph_for_mode`."""
+        del strip_default_attrs
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path:
             if self._warm_start_settings:
@@ -356,18 +341,58 @@ class Estimator:
 
     # ---------------------------------------------------------------- helpers
 
+    # The original's private methods a subclass may override: ModelGraph calls them
+    # where the original's train, evaluate, predict and export did.
+
+    def _model_graph_callers(self) -> dict:
+        # An unoverridden _call_model_fn is not routed through: ModelGraph then converts
+        # the model_fn with the strategy's AutoGraph status itself.
+        overridden = type(self)._call_model_fn is not Estimator._call_model_fn
+        return dict(input_fn_caller=self._call_input_fn,
+                    model_fn_caller=self._call_model_fn if overridden else None,
+                    input_reader=self._get_features_and_labels_from_input_fn,
+                    global_step_creator=self._create_and_assert_global_step)
+
     def _call_input_fn(self, input_fn, mode, input_context=None):
         """Calls input_fn; subclasses may override it (TPUEstimator does, as the original)."""
         return self._model.default_input_fn_call(input_fn, mode, input_context)
 
-    def _call_model_fn(self, features, labels, mode, config, **converted):
-        return self._model.call_model_fn(features, labels, mode, config, **converted)
+    def _call_model_fn(self, features, labels, mode, config):
+        return self._model.default_model_fn_call(features, labels, mode, config)
+
+    def _get_features_and_labels_from_input_fn(self, input_fn, mode):
+        """(features, labels, input hooks) of input_fn's result (train, evaluate)."""
+        return self._model.default_input(input_fn, mode)
+
+    def _get_features_from_input_fn(self, input_fn, mode):
+        """(features, input hooks) of input_fn's result (predict)."""
+        features, _, hooks = self._model.default_input(
+            input_fn, mode, self._validate_features_in_predict_input)
+        return features, hooks
+
+    def _validate_features_in_predict_input(self, result):
+        self._model.warn_without_dataset(result)
+
+    def _extract_keys(self, predictions, predict_keys):
+        return predictions_lib.select(predictions, predict_keys)
+
+    def _extract_batch_length(self, preds_evaluated):
+        return predictions_lib.batch_length(preds_evaluated)
+
+    def _create_global_step(self, graph):
+        return self._model.default_create_global_step(graph)
+
+    def _create_and_assert_global_step(self, graph):
+        return construction.check_global_step(self._create_global_step(graph), graph)
+
+    def _maybe_warm_start(self, checkpoint_path):
+        if not checkpoint_path and self._warm_start_settings:
+            warm_starting.apply(self._warm_start_settings)
 
 
 @in_memory_evaluator.evaluation_of.register(Estimator)
 def _in_memory_evaluation(estimator: Estimator) -> in_memory_evaluator.InMemoryEvaluation:
-    """InMemoryEvaluatorHook's interface to an Estimator: evaluate() in its two halves,
-    through the original's method names (a subclass's overrides are honoured)."""
+    """InMemoryEvaluatorHook's interface: evaluate()'s two halves, by the original's names."""
     return in_memory_evaluator.InMemoryEvaluation(
         scope=lambda: strategies.scope(estimator.config.eval_distribute),
         build=lambda input_fn: estimator._evaluate_build_graph(input_fn, checkpoint_path=None),

@@ -7,13 +7,21 @@ kept the deprecated `export_savedmodel` (export/v1_export.py); the v2 classes hi
 name (reading it raises AttributeError). Here the v1 classes subclass `EstimatorV1`.
 """
 
+import abc
+
 from estimator_lib.engine.estimator import Estimator
 from estimator_lib.export import v1_export
 
 
-class _V1Meta(type):
+class _V1Meta(abc.ABCMeta):
     """Makes every estimator_lib Estimator an instance of the v1 class, as the
-    original's EstimatorV2 subclassed the v1 Estimator."""
+    original's EstimatorV2 subclassed the v1 Estimator.
+
+    An ABCMeta (the class has no abstract method), so that a library's
+    `class Base(tf.compat.v1.estimator.Estimator, metaclass=abc.ABCMeta)` (or with
+    `abc.ABC` among its bases) has no metaclass conflict, as with the original's plain
+    class (docs/estimator.md).
+    """
 
     def __instancecheck__(cls, instance):
         if cls is EstimatorV1:

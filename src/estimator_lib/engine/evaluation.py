@@ -22,6 +22,27 @@ class EvalGraph(NamedTuple):
     evaluation_hooks: List[tf.compat.v1.train.SessionRunHook]
 
 
+def eval_graph(spec, update_op, global_step, input_hooks) -> EvalGraph:
+    """The EvalGraph of evaluate()'s spec: its metrics' values and the global step as
+    final ops, and a scaffold whose local init covers the `loss` mean too."""
+    final_ops = {name: value for name, (value, _) in spec.eval_metric_ops.items()}
+    if global_step is None:
+        # The model_fn brought the global step (SavedModelEstimator imports the
+        # SavedModel's); the original also read it after the model_fn.
+        global_step = tf.compat.v1.train.get_global_step()
+    final_ops["global_step"] = global_step
+    scaffold = spec.scaffold
+    if scaffold.local_init_op is not None:
+        # The model_fn's own local_init_op misses the local variables made after it
+        # (the `loss` mean): the default initialises them too, as the original did.
+        scaffold = tf.compat.v1.train.Scaffold(
+            local_init_op=tf.group(scaffold.local_init_op,
+                                   tf.compat.v1.train.Scaffold.default_local_init_op()),
+            copy_from_scaffold=scaffold)
+    return EvalGraph(scaffold=scaffold, update_op=update_op, final_ops=final_ops,
+                     input_hooks=input_hooks, evaluation_hooks=list(spec.evaluation_hooks))
+
+
 class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
     """Stops after `num_evals` runs (None: until the input ends).
 

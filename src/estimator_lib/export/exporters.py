@@ -7,6 +7,7 @@ from typing import Callable, Optional
 
 import tensorflow as tf
 
+from estimator_lib.core.model_fn import model_fn_args
 from estimator_lib.hooks.early_stopping import read_eval_metrics
 
 logging = tf.compat.v1.logging
@@ -14,8 +15,12 @@ logging = tf.compat.v1.logging
 _EXPORT_DIR = re.compile(r"^\d{10}$")
 
 
-class Exporter(abc.ABC):
-    """A class representing a type of model export (subclass it for your own)."""
+class Exporter:
+    """A class representing a type of model export (subclass it for your own).
+
+    As the original's, a plain class: the `abc.abstractmethod` marks are
+    documentation only (a subclass that leaves one out still constructs).
+    """
 
     @property
     @abc.abstractmethod
@@ -92,8 +97,12 @@ class LatestExporter(_SavedModelExporter):
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
         path = self._export(estimator, export_path, checkpoint_path)
-        _garbage_collect(export_path, self._exports_to_keep)
+        self._garbage_collect_exports(export_path)
         return path
+
+    def _garbage_collect_exports(self, export_dir_base):
+        """Deletes all but the newest `exports_to_keep` exports (the original's hook)."""
+        _garbage_collect(export_dir_base, self._exports_to_keep)
 
 
 def _loss_smaller(best_eval_result, current_eval_result):
@@ -103,6 +112,20 @@ def _loss_smaller(best_eval_result, current_eval_result):
         if not result or "loss" not in result:
             raise ValueError(f"{what} cannot be empty or no loss is found in it.")
     return best_eval_result["loss"] > current_eval_result["loss"]
+
+
+def _check_compare_fn_args(compare_fn) -> None:
+    """The original's check: exactly the arguments best_eval_result, current_eval_result."""
+    args = model_fn_args(compare_fn)
+    for required in ("best_eval_result", "current_eval_result"):
+        if required not in args:
+            raise ValueError(
+                f"compare_fn ({compare_fn}) must include {required} argument. Received "
+                f"arguments: {sorted(args)}.")
+    unexpected = sorted(args - {"best_eval_result", "current_eval_result"})
+    if unexpected:
+        raise ValueError(f"compare_fn ({compare_fn}) has following not expected args: "
+                         f"{unexpected}")
 
 
 class BestExporter(_SavedModelExporter):
@@ -115,6 +138,7 @@ class BestExporter(_SavedModelExporter):
         if not callable(compare_fn):
             raise ValueError("`compare_fn` must be a callable (best_eval_result, "
                              "current_eval_result) -> bool.")
+        _check_compare_fn_args(compare_fn)
         _check_exports_to_keep(exports_to_keep)
         self._compare_fn = compare_fn
         self._event_file_pattern = event_file_pattern
@@ -126,7 +150,7 @@ class BestExporter(_SavedModelExporter):
                is_the_final_export):
         if self._model_dir != estimator.model_dir and self._event_file_pattern:
             self._model_dir = estimator.model_dir
-            self._best_eval_result = self._best_from_events(
+            self._best_eval_result = self._get_best_eval_result(
                 os.path.join(estimator.model_dir, self._event_file_pattern))
         path = None
         if self._best_eval_result is None or self._compare_fn(
@@ -134,14 +158,20 @@ class BestExporter(_SavedModelExporter):
             logging.info("Exporting a better model (%s instead of %s)...", eval_result,
                          self._best_eval_result)
             path = self._export(estimator, export_path, checkpoint_path)
-            _garbage_collect(export_path, self._exports_to_keep)
+            self._garbage_collect_exports(export_path)
             self._best_eval_result = eval_result
         else:
             logging.info("Keeping the current best model (%s instead of %s).",
                          self._best_eval_result, eval_result)
         return path
 
-    def _best_from_events(self, pattern):
+    def _garbage_collect_exports(self, export_dir_base):
+        """Deletes all but the newest `exports_to_keep` exports (the original's hook)."""
+        _garbage_collect(export_dir_base, self._exports_to_keep)
+
+    def _get_best_eval_result(self, event_files):
+        """The best eval result in the event files matching the pattern `event_files`."""
+        pattern = event_files
         directories = {os.path.dirname(path) for path in tf.io.gfile.glob(pattern)}
         best = None
         for directory in directories:

@@ -50,9 +50,10 @@ class ExportSavedModelV1:
             raise ValueError("An input_receiver_fn must be defined.")
         self._strip_default_attrs = bool(strip_default_attrs)
         try:
-            return self.experimental_export_all_saved_models(
+            return self._export_all_saved_models(
                 export_dir_base, {ModeKeys.PREDICT: serving_input_receiver_fn},
-                assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
+                assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path,
+                strip_default_attrs=strip_default_attrs)
         finally:
             del self._strip_default_attrs
 

@@ -34,11 +34,23 @@ class ModelGraph:
 
     def __init__(self, model_fn: Callable, *, params: dict, config: RunConfig,
                  session_config: tf.compat.v1.ConfigProto, warm_start_settings=None,
-                 input_fn_caller: Optional[Callable] = None):
-        """`input_fn_caller(input_fn, mode, input_context)` replaces the default call
-        (`Estimator._call_input_fn`, which TPUEstimator overrides as in the original)."""
+                 input_fn_caller: Optional[Callable] = None,
+                 model_fn_caller: Optional[Callable] = None,
+                 input_reader: Optional[Callable] = None,
+                 global_step_creator: Optional[Callable] = None):
+        """The callers replace the default steps, so that an Estimator subclass
+        overriding the original's private method sees it called where the original
+        called it: `input_fn_caller(input_fn, mode, input_context)`
+        (`Estimator._call_input_fn`, which TPUEstimator overrides as in the original),
+        `model_fn_caller(features, labels, mode, config)` (`_call_model_fn`),
+        `input_reader(input_fn, mode)` -> (features, labels, hooks)
+        (`_get_features_and_labels_from_input_fn`), `global_step_creator(graph)`
+        (`_create_and_assert_global_step`)."""
         self.model_fn = model_fn
         self._input_fn_caller = input_fn_caller
+        self._model_fn_caller = model_fn_caller
+        self._input_reader = input_reader
+        self._global_step_creator = global_step_creator
         self._params = params
         self.config = config
         self.session_config = session_config
@@ -56,7 +68,9 @@ class ModelGraph:
         tf_patches.wait_for_closing_sessions()
         if self.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(self.config.tf_random_seed)
-        global_step = tf.compat.v1.train.create_global_step(graph)
+        global_step = (self._global_step_creator or self.default_create_global_step)(graph)
+        if global_step is None:
+            return None
         # The hooks read the step through this tensor; model_fn's ops depend on it
         # (see call_model_fn), so a run reads the step before incrementing it.
         # TensorFlow's own version reads `initialized_value()`, which also evaluates
@@ -72,6 +86,10 @@ class ModelGraph:
                 name="read_for_hooks")
         graph.add_to_collection(training_util.GLOBAL_STEP_READ_KEY, read)
         return global_step
+
+    @staticmethod
+    def default_create_global_step(graph: tf.Graph) -> tf.Variable:
+        return tf.compat.v1.train.create_global_step(graph)
 
     def session_config_for(self, strategy) -> tf.compat.v1.ConfigProto:
         """The session's ConfigProto: the strategy's devices added."""
@@ -93,13 +111,27 @@ class ModelGraph:
 
     def input(self, input_fn: Callable, mode: str):
         """Calls input_fn in the current graph; returns (features, labels, input hooks)."""
+        if self._input_reader is not None:
+            return self._input_reader(input_fn, mode)
+        return self.default_input(input_fn, mode)
+
+    def default_input(self, input_fn: Callable, mode: str,
+                      validate_predict_input: Optional[Callable] = None):
+        """`validate_predict_input(result)` replaces the PREDICT check of the input_fn's
+        result (`Estimator._validate_features_in_predict_input`)."""
         with tf_patches.large_arrays_fed() as feeds:
             result = self.call_input_fn(input_fn, mode)
-        if mode == ModeKeys.PREDICT and not inputs.reads_a_dataset_or_queue(result):
+        if mode == ModeKeys.PREDICT:
+            (validate_predict_input or self.warn_without_dataset)(result)
+        return inputs.parse_input_fn_result(result, feeds)
+
+    @staticmethod
+    def warn_without_dataset(result) -> None:
+        """The original's warning for a PREDICT input that would yield forever."""
+        if not inputs.reads_a_dataset_or_queue(result):
             logging.warning("Input graph does not use tf.data.Dataset or contain a "
                             "QueueRunner. That means predict yields forever. This is "
                             "probably a mistake.")
-        return inputs.parse_input_fn_result(result, feeds)
 
     def replicated_input(self, strategy, input_fn: Callable, mode: str):
         """(get_next, input hooks) over the strategy's iterator: per-replica batches.
@@ -124,6 +156,15 @@ class ModelGraph:
 
     def call_model_fn(self, features, labels, mode: str,
                       config: Optional[RunConfig] = None, *, autograph=None) -> EstimatorSpec:
+        """Calls the model_fn (through `model_fn_caller`, a subclass's `_call_model_fn`,
+        where one is set; that one is called as written, without `autograph`)."""
+        if self._model_fn_caller is not None:
+            return self._model_fn_caller(features, labels, mode, config or self.config)
+        return self.default_model_fn_call(features, labels, mode, config, autograph=autograph)
+
+    def default_model_fn_call(self, features, labels, mode: str,
+                              config: Optional[RunConfig] = None, *,
+                              autograph=None) -> EstimatorSpec:
         """Calls the model_fn with the arguments it names; checks it returned a spec.
 
         `autograph`: under a strategy, the AutoGraph status the strategy passed to the
@@ -144,7 +185,9 @@ class ModelGraph:
         if "config" in args:
             kwargs["config"] = config
         logging.info("Calling model_fn.")
-        step_read = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        # Called directly in eager mode (`est.model_fn(...)`), there is no graph to order.
+        step_read = (None if tf.executing_eagerly()
+                     else training_util._get_or_create_global_step_read())  # pylint: disable=protected-access
         try:
             with tf.control_dependencies([step_read] if step_read is not None else []), \
                     tf_patches.keras_initializers_seeded(config.tf_random_seed):
@@ -167,15 +210,20 @@ class ModelGraph:
 
     def prepare_restore_or_warm_start(self, spec: EstimatorSpec,
                                       checkpoint_path: Optional[str], *,
-                                      verified: bool = False) -> None:
-        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts."""
+                                      verified: bool = False,
+                                      warm_start: Optional[Callable] = None) -> None:
+        """Checks the checkpoint to restore is readable and fits the graph, or warm-starts
+        (`warm_start(checkpoint_path)`: `Estimator._maybe_warm_start` in evaluate and
+        predict, as the original)."""
         if checkpoint_path:
             if not verified:
                 restore.require_readable(checkpoint_path)
             if spec.scaffold.saver is None and len(tf.compat.v1.get_collection(
                     tf.compat.v1.GraphKeys.SAVERS)) == 0:
                 restore.check_compatible(checkpoint_path)
-        elif self.warm_start_settings:
+        if warm_start is not None:
+            warm_start(checkpoint_path)  # Warm-starts only without a checkpoint.
+        elif not checkpoint_path and self.warm_start_settings:
             warm_starting.apply(self.warm_start_settings)
 
 

@@ -1,6 +1,6 @@
 """What predict() yields: the predictions asked for, a batch or an example at a time."""
 
-from typing import Iterator
+from typing import Callable, Iterator, Optional
 
 
 def select(predictions, predict_keys):
@@ -23,8 +23,11 @@ def select(predictions, predict_keys):
     return existing
 
 
-def examples(values) -> Iterator:
+def examples(values, length_of: Optional[Callable] = None) -> Iterator:
     """Splits one run's batch of predictions (an array, or a dict of them) into examples.
+
+    `length_of(values)` replaces `batch_length` for a dict
+    (`Estimator._extract_batch_length`, a subclass may override it).
 
     Raises:
         ValueError: If the arrays of a dict differ in batch length.
@@ -32,11 +35,12 @@ def examples(values) -> Iterator:
     if not isinstance(values, dict):
         yield from values
         return
-    for i in range(_batch_length(values)):
+    for i in range((length_of or batch_length)(values)):
         yield {key: value[i] for key, value in values.items()}
 
 
-def _batch_length(values: dict) -> int:
+def batch_length(values: dict) -> int:
+    """The batch length every array of `values` shares."""
     length = None
     for key, value in values.items():
         if length is None:

@@ -32,12 +32,47 @@ def global_step_of(checkpoint_dir_or_path: Optional[str]) -> int:
         return 0
 
 
+class CheckpointKeyNotFoundError(tf.errors.NotFoundError, ValueError):
+    """A variable of the graph is not in the checkpoint to restore.
+
+    A `tf.errors.NotFoundError`, the type the original's restore raised (`Key ... not
+    found in checkpoint`), with the differences listed; a ValueError as well.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(None, None, message)
+
+    def __reduce__(self):
+        return type(self), (self.message,)
+
+
+class CheckpointShapeMismatchError(tf.errors.InvalidArgumentError, ValueError):
+    """The checkpoint holds every variable, but some with another shape.
+
+    A `tf.errors.InvalidArgumentError`, the type the original's restore raised; a
+    ValueError as well.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(None, None, message)
+
+    def __reduce__(self):
+        return type(self), (self.message,)
+
+
 def check_compatible(checkpoint_path: str, variables=None) -> None:
-    """Raises a ValueError when the graph's variables do not match `checkpoint_path`.
+    """Raises when the graph's variables do not match `checkpoint_path`.
 
     Compares names and shapes of the (default-Saver) global variables with the
     checkpoint, so that an incompatible model_dir fails before any session starts
     (and before anything is written), with every difference listed.
+
+    Raises:
+        CheckpointKeyNotFoundError: A variable is not in the checkpoint (a
+            `tf.errors.NotFoundError`, as the original's restore raised).
+        CheckpointShapeMismatchError: Only shapes differ (a
+            `tf.errors.InvalidArgumentError`, as the original's).
+        Both are ValueErrors too.
     """
     if variables is None:
         variables = tf.compat.v1.global_variables()
@@ -54,7 +89,8 @@ def check_compatible(checkpoint_path: str, variables=None) -> None:
             lines.append(f"variables not in the checkpoint: {sorted(missing)[:20]}")
         if mismatched:
             lines.append(f"shapes that differ: {mismatched[:20]}")
-        raise ValueError(
+        error = CheckpointKeyNotFoundError if missing else CheckpointShapeMismatchError
+        raise error(
             f"The checkpoint {checkpoint_path} does not match this model_fn's graph ("
             + "; ".join(lines) + f"). The checkpoint holds: {sorted(stored)[:20]}. Use a new "
             "model_dir for a different model, or warm-start from the old one with "

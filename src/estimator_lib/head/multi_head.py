@@ -203,7 +203,8 @@ class MultiHead(base_head.Head):
                 f"mode={mode} unrecognized. Use one of {ModeKeys.TRAIN}, {ModeKeys.EVAL}, "
                 f"{ModeKeys.PREDICT}.")
 
-    def _merge_predict_export_outputs(self, head_specs):
+    def _merge_predict_export_outputs(self, all_estimator_spec):
+        head_specs = all_estimator_spec  # The original's parameter name (a hook point).
         export_outputs = {outputs.DEFAULT_SERVING_KEY: _default_export_output(
             head_specs[0].export_outputs, self._heads[0].name)}
         merged_predict_outputs = {}

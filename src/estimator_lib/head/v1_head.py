@@ -84,10 +84,61 @@ def _append_update_ops(train_op):
     return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
-class V1Head(abc.ABC):
-    """Common create_estimator_spec of the v1 heads.
+class V1Head:
+    """The original's v1 head contract (`tensorflow.python.estimator.canned.head._Head`).
 
-    Subclasses define `name`, `logits_dimension`, `create_loss`, `_predictions`,
+    As the original's, a plain class: its `abc.abstractmethod` marks are documentation
+    only (a subclass that leaves a method out still constructs, and the method raises
+    NotImplementedError when called). `create_estimator_spec` calls the subclass's
+    `_create_tpu_estimator_spec` and converts its result, as the original's did.
+    """
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> Optional[str]:
+        """The head's name, or None."""
+        raise NotImplementedError("Calling an abstract method.")
+
+    @property
+    @abc.abstractmethod
+    def logits_dimension(self) -> int:
+        """Size of the logits' last dimension."""
+        raise NotImplementedError("Calling an abstract method.")
+
+    @abc.abstractmethod
+    def create_loss(self, features, mode, logits, labels):
+        """Returns the LossSpec of one batch."""
+        raise NotImplementedError("Calling an abstract method.")
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              train_op_fn=None, regularization_losses=None):
+        """The EstimatorSpec of `_create_tpu_estimator_spec(...)`.
+
+        Raises:
+            NotImplementedError: If the subclass defines neither this method nor
+                `_create_tpu_estimator_spec`.
+        """
+        try:
+            tpu_spec = self._create_tpu_estimator_spec(
+                features, mode, logits, labels, optimizer, train_op_fn,
+                regularization_losses)
+            return tpu_spec.as_estimator_spec()
+        except NotImplementedError:
+            raise NotImplementedError(
+                f"{type(self).__name__} subclasses the v1 head: it must implement "
+                "`create_estimator_spec()` or `_create_tpu_estimator_spec()`.") from None
+
+    def _create_tpu_estimator_spec(self, features, mode, logits, labels=None,
+                                   optimizer=None, train_op_fn=None,
+                                   regularization_losses=None):
+        """A TPUEstimatorSpec; subclasses that build their spec this way override it."""
+        raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
+
+
+class CannedV1Head(V1Head):
+    """Common create_estimator_spec of the three v1 canned heads.
+
+    Subclasses define `logits_dimension`, `create_loss`, `_predictions`,
     `_export_outputs` and `_eval_metric_ops`.
     """
 
@@ -103,30 +154,21 @@ class V1Head(abc.ABC):
         return self._name
 
     @property
-    @abc.abstractmethod
-    def logits_dimension(self) -> int:
-        """Size of the logits' last dimension."""
-
-    @property
     def loss_reduction(self) -> str:
         return self._loss_reduction
 
-    @abc.abstractmethod
-    def create_loss(self, features, mode, logits, labels) -> LossSpec:
-        """Returns the LossSpec of one batch."""
-
-    @abc.abstractmethod
     def _predictions(self, logits: tf.Tensor) -> Dict[str, tf.Tensor]:
         """All predictions, from checked logits."""
+        raise NotImplementedError("Calling an abstract method.")
 
-    @abc.abstractmethod
     def _export_outputs(self, predictions: Dict) -> Dict:
         """The PREDICT export outputs."""
+        raise NotImplementedError("Calling an abstract method.")
 
-    @abc.abstractmethod
     def _eval_metric_ops(self, predictions: Dict, loss_spec: LossSpec,
                          regularization_loss: Optional[tf.Tensor]) -> Dict:
         """The EVAL (value, update_op) metrics."""
+        raise NotImplementedError("Calling an abstract method.")
 
     def _weights(self, features, logits, allow_per_logit_weights=False):
         return checks.get_weights_and_check_match_logits(

@@ -17,6 +17,7 @@ from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
 from estimator_lib.head.v1_head import LossSpec
 from estimator_lib.head.v1_head import summary_key
+from estimator_lib.head.v1_head import CannedV1Head
 from estimator_lib.head.v1_head import V1Head
 from estimator_lib.head.v1_head import validate_v1_loss_fn_args
 from estimator_lib.head.v1_head import validate_v1_loss_reduction
@@ -28,7 +29,7 @@ from estimator_lib.head.vocabulary import Vocabulary
 _SUM = tf.compat.v1.losses.Reduction.SUM
 
 
-class _ClassifierV1(V1Head):
+class _ClassifierV1(CannedV1Head):
     """Class-id predictions and vocabulary handling shared by the two classifiers."""
 
     def __init__(self, n_classes, weight_column, label_vocabulary, loss_reduction, loss_fn,
@@ -212,7 +213,7 @@ class MultiClassHeadV1(_ClassifierV1):
         return {summary_key(self._name, k): v for k, v in ops.items()}
 
 
-class RegressionHeadV1(V1Head):
+class RegressionHeadV1(CannedV1Head):
     """v1 regression head: squared error on logits [D0, ... DN, label_dimension]."""
 
     def __init__(self, label_dimension: int = 1, weight_column=None,

@@ -21,6 +21,9 @@ from estimator_lib.core.model_fn import ModeKeys
 class FormattedKeyError(KeyError):
     """A KeyError whose message prints its newlines (KeyError quotes its argument)."""
 
+    def __init__(self, message):  # pylint: disable=useless-super-delegation
+        super().__init__(message)  # The original's signature: (message).
+
     @property
     def message(self) -> str:
         """The message, as the original's `message` attribute."""

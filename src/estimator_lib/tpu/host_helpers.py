@@ -44,17 +44,17 @@ class BatchConfig(collections.namedtuple("BatchConfig", [
 class PeriodicLogger:
     """Logs at INFO at most once every `seconds` (the first call always logs)."""
 
-    def __init__(self, seconds: float, clock=time.time):
+    def __init__(self, seconds: float, *, clock=time.time):
         self._log_every_n_seconds = seconds
         self._last_log_time = 0
         self._clock = clock
 
-    def log(self, msg, *args, **kwargs) -> None:
-        """`logging.info(msg, *args, **kwargs)` if `seconds` passed since the last one."""
+    def log(self, msg, *args, **kw) -> None:
+        """`logging.info(msg, *args, **kw)` if `seconds` passed since the last one."""
         now = self._clock()
         if now - self._last_log_time > self._log_every_n_seconds:
             self._last_log_time = now
-            logging.info(msg, *args, **kwargs)
+            logging.info(msg, *args, **kw)
 
 
 class InstallSignalHandlerHook(tf.compat.v1.train.SessionRunHook):

@@ -37,8 +37,9 @@ def _model_scope(**kwargs):
     return tf.compat.v1.variable_scope("model", use_resource=True, **kwargs)
 
 
-class TimeSeriesRegressionHead:
-    """Determines input and output signatures for a time series model."""
+class TimeSeriesRegressionHead(v1_head.V1Head):
+    """Determines input and output signatures for a time series model (a v1 head, as
+    the original's subclassed `canned.head._Head`)."""
 
     def __init__(self, model, state_manager, optimizer, input_statistics_generator=None,
                  name: Optional[str] = None):
