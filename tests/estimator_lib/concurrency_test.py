@@ -23,15 +23,16 @@ _TIMEOUT = 300
 _STEPS = 8
 
 
-def _data(seed, n=32):
+def _data(seed, n=32, width=4):
     rng = np.random.RandomState(seed)
-    x = rng.randn(n, 4).astype(np.float32)
+    x = rng.randn(n, width).astype(np.float32)
     y = (x[:, 0] + x[:, 1] * seed > 0).astype(np.int32)
     return x, y
 
 
-def _input_fn(seed, *, repeat):
-    x, y = _data(seed)
+def _input_fn(seed, *, repeat, large=False):
+    # large: 1 MiB of features, fed rather than frozen (the shared swaps of patch 1).
+    x, y = _data(seed, 4096, 64) if large else _data(seed)
 
     def input_fn():
         dataset = tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(8)
@@ -112,7 +113,8 @@ class SideBySideTest(tf.test.TestCase):
         side_by_side = [self._dir(), self._dir()]
         rates = (0.1, 0.3)
         for model_dir, rate, seed in zip(sequential, rates, (1, 2)):
-            _estimator(model_dir, rate).train(_input_fn(seed, repeat=True), steps=_STEPS)
+            _estimator(model_dir, rate).train(_input_fn(seed, repeat=True, large=True),
+                                              steps=_STEPS)
         handlers = []
 
         class SignalsHook(tf.compat.v1.train.SessionRunHook):
@@ -123,7 +125,7 @@ class SideBySideTest(tf.test.TestCase):
         handler = signal.getsignal(signal.SIGTERM)
         _in_threads(*[
             (lambda d=model_dir, r=rate, s=seed: _estimator(d, r).train(
-                _input_fn(s, repeat=True), steps=_STEPS, hooks=[SignalsHook()]))
+                _input_fn(s, repeat=True, large=True), steps=_STEPS, hooks=[SignalsHook()]))
             for model_dir, rate, seed in zip(side_by_side, rates, (1, 2))])
         # Off the main thread train() installs no handler (Python allows none there).
         self.assertEqual(handlers, [handler, handler])

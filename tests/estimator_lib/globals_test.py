@@ -195,7 +195,9 @@ class GlobalsLeftAsFoundTest(tf.test.TestCase, parameterized.TestCase):
         shutil.rmtree(cls._warm_dir, ignore_errors=True)
         super().tearDownClass()
 
-    @parameterized.product(entry=_ENTRIES, failure=(None, "model_fn", "input_fn"))
+    @parameterized.named_parameters(
+        (f"{entry}_{failure or 'returns'}", entry, failure)
+        for entry in _ENTRIES for failure in (None, "model_fn", "input_fn"))
     def test_globals_are_left_as_found(self, entry, failure):
         model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
         if entry in ("evaluate", "predict", "export_saved_model"):

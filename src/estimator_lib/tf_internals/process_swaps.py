@@ -33,11 +33,6 @@ class SharedSwap:
         self._count = 0
         self._original = self._installed = None
 
-    @property
-    def active(self) -> bool:
-        """Whether the replacement is in place (some thread is inside)."""
-        return self._count > 0
-
     @contextlib.contextmanager
     def __call__(self):
         with self._lock:
