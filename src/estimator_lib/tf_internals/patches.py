@@ -206,7 +206,7 @@ def close_in_background(session):
             return
         started.set()
         while len(_closing) >= _MAX_CLOSING:
-            _closing.popleft().join()
+            _join_oldest_close()
         thread = threading.Thread(target=close, name="estimator_lib-session-close",
                                   daemon=True)
         thread.start()
@@ -228,7 +228,16 @@ def abandon_closing_sessions() -> None:
 def wait_for_closing_sessions() -> None:
     """Joins every close still running (also before a caller needs the memory back)."""
     while _closing:
-        _closing.popleft().join()
+        _join_oldest_close()
+
+
+def _join_oldest_close() -> None:
+    # Another thread may have taken the last one between our check and this pop.
+    try:
+        thread = _closing.popleft()
+    except IndexError:
+        return
+    thread.join()
 
 
 # ----------------------------------------------- 3. Keras initializers seeded

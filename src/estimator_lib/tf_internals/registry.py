@@ -5,9 +5,10 @@ A *private* is a module under `tensorflow.python`, `tensorflow.core`, `tf_keras.
 TensorFlow or tf_keras owns, or a name under their `__internal__` namespaces (registered
 as the path the code spells, e.g. `tensorflow` + `compat.v2.__internal__.ops.f`). Public
 attributes of TensorFlow's or the user's objects that estimator_lib assigns
-(`opt.iterations`) are entries too, with `writes=True`. Reads may happen where the entry's `users` say; writes
-into TensorFlow-owned objects happen only in this package (patches.py and one module
-per area: session_runs, saver, keras_model, keras_layers, hooks, module_attributes,
+(`opt.iterations`) are entries too, with `writes=True`, made where their `users` say.
+Reads may happen where the entry's `users` say; writes of private attributes of
+TensorFlow-owned objects happen only in this package (patches.py and one module per
+area: session_runs, saver, keras_model, keras_layers, hooks, module_attributes,
 summary_writer, saved_model_builder).
 tests/estimator_lib/tf_internals/registry_test.py walks the source and fails on any
 private touched outside this list, or listed for a file that no longer touches it.
