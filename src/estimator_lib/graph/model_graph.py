@@ -7,7 +7,6 @@ modules.
 """
 
 import copy
-import warnings
 from typing import Callable, Optional
 
 import tensorflow as tf
@@ -17,6 +16,7 @@ from tensorflow.python.util import deprecation
 from estimator_lib.core import keras_switch as _keras_switch
 from estimator_lib.graph import inputs
 from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.tf_internals import process_swaps
 from estimator_lib.graph import warm_starting
 from estimator_lib.distribute import strategies
 from estimator_lib.core.model_fn import EstimatorSpec
@@ -139,11 +139,10 @@ class ModelGraph:
         As the original: the input_fn batches per replica and is not split.
         """
         with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted(), \
-                tf_patches.per_device_autotune_off(), warnings.catch_warnings():
+                tf_patches.per_device_autotune_off(), process_swaps.ignoring_warnings(
+                    tf_patches.DATA_OPTIONS_WARNING, UserWarning):
             # TensorFlow's MultiDeviceIterator reads dataset.options() in graph mode, which
             # warns (a UserWarning) on every replicated input; the user did nothing to see.
-            warnings.filterwarnings("ignore", category=UserWarning,
-                                    message="To make it possible to preserve tf.data options")
             iterator = strategy.make_input_fn_iterator(
                 # The per-device datasets' own prefetch runs the input beside the step.
                 lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(

@@ -12,6 +12,7 @@ import abc
 from typing import Callable, Dict, Mapping, Optional, Sequence
 
 import tensorflow as tf
+import tf_keras
 
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
@@ -206,7 +207,7 @@ def reduce_loss(unweighted_loss: tf.Tensor, weights, reduction: str) -> tf.Tenso
     SUM_OVER_BATCH_SIZE divides the weighted sum by the number of loss elements
     (not by the sum of the weights), as the original heads did.
     """
-    return tf.compat.v2.keras.__internal__.losses.compute_weighted_loss(
+    return tf_keras.__internal__.losses.compute_weighted_loss(
         unweighted_loss, sample_weight=weights, reduction=reduction)
 
 

@@ -7,7 +7,6 @@ iteration counter. Used by keras/conversion.py (the model_fn, the first checkpoi
 """
 
 import contextlib
-import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -16,6 +15,7 @@ from tensorflow.python.checkpoint import graph_view
 from tf_keras.src import backend as keras_backend
 
 from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.tf_internals import process_swaps
 
 
 class FormattedKeyError(KeyError):
@@ -108,8 +108,9 @@ def explain_rebuild_failures():
 def clone_and_build(mode, keras_model, custom_objects, optimizer_config, features=None,
                      labels=None):
     """Clones `keras_model` into the current graph; compiled unless PREDICT."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # set_learning_phase is deprecated, and needed here.
+    # set_learning_phase is deprecated, and needed here.
+    with process_swaps.ignoring_warnings(
+            "`tf.keras.backend.set_learning_phase` is deprecated"):
         keras_backend.set_learning_phase(mode == ModeKeys.TRAIN)
     inputs, targets, sample_weights = estimator_io_to_keras(keras_model, features, labels)
     compile_clone = mode != ModeKeys.PREDICT

@@ -12,7 +12,6 @@ original took trainable ones only: BatchNormalization's moving statistics were l
 import os
 import re
 import time
-import warnings
 from typing import Dict, List, Optional, Tuple
 
 import tensorflow as tf
@@ -28,6 +27,7 @@ from estimator_lib.export import PredictOutput
 from estimator_lib.keras import cloning
 from estimator_lib.keras import safe_loading
 from estimator_lib.tf_internals import keras_model as keras_model_internals
+from estimator_lib.tf_internals import process_swaps
 from estimator_lib.training import session as session_lib
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
@@ -83,9 +83,8 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                     keras_model_internals.unwrap_autocast_trainable_weights(model)
                     model._make_train_function()
                 else:
-                    with warnings.catch_warnings():
-                        warnings.filterwarnings("ignore", message=_STATE_UPDATES_WARNING,
-                                                category=UserWarning)
+                    with process_swaps.ignoring_warnings(_STATE_UPDATES_WARNING,
+                                                         UserWarning):
                         model._make_test_function()
             loss = model.total_loss
             if mode == ModeKeys.EVAL and replicas > 1:

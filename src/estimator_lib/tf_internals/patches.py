@@ -4,9 +4,11 @@ Each patch says what it changes, why (the upstream problem), and when it is in
 force. Nothing else in the package assigns to a TensorFlow module or class.
 
 1. `large_arrays_fed()` — swaps `constant_op._constant_impl` while an input_fn runs
-   (only then, and restored after). Why: the original froze numpy inputs into the
-   graph as constants (`Dataset.from_tensor_slices(x)`); 60,000 Fashion-MNIST images
-   became 1.4 GB of model_dir and half a minute before the first step. Here arrays of
+   in any thread: installed by the first thread in, restored by the last out, under a
+   lock (`process_swaps.SharedSwap`); in other threads it passes straight through.
+   Why: the original froze numpy inputs into the graph as constants
+   (`Dataset.from_tensor_slices(x)`); 60,000 Fashion-MNIST images became 1.4 GB of
+   model_dir and half a minute before the first step. Here arrays of
    `LARGE_ARRAY_BYTES` or more become placeholders fed when the iterator starts.
    Only in the graph the input_fn is called in (not in a function body built there).
    A function that captures by value cannot take a placeholder: while the input_fn
@@ -26,9 +28,10 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    aborted the process now and then when graphs were built while a session closed
    (about one run in three of the original's InMemoryEvaluatorHook test).
 3. `keras_initializers_seeded(seed)` — swaps tf_keras' private seed generator while a
-   model_fn runs with `RunConfig.tf_random_seed` set, restored after. Why: tf_keras
-   draws seeds for unseeded initializers from its own generator, not the graph seed,
-   so the same tf_random_seed gave different Keras weights in each process.
+   model_fn runs with `RunConfig.tf_random_seed` set, restored after (a threading.local
+   of tf_keras: the calling thread's alone). Why: tf_keras draws seeds for unseeded
+   initializers from its own generator, not the graph seed, so the same
+   tf_random_seed gave different Keras weights in each process.
 4. `bound_multi_worker_wait()` — wraps
    `CollectiveAllReduceExtended._initialize_multi_worker`. Why:
    `tf.distribute.MultiWorkerMirroredStrategy()` waits forever, holding the GIL, for a
@@ -64,7 +67,8 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    makes while it runs (through patch 1's swap); other iterators are left as they are.
    Under a strategy, `per_device_autotune_off()` also swaps
    `multi_device_iterator_ops._create_device_dataset` while the Estimator builds the
-   per-replica input: each device's dataset (the host iterator's elements and a
+   per-replica input (shared as patch 1's swaps; it acts in the building thread only):
+   each device's dataset (the host iterator's elements and a
    fixed prefetch(1), nothing to tune) ran its own autotune thread and paid the
    same wait, 4.7 s in 2 of 3 MirroredStrategy train() calls.
 """
@@ -74,12 +78,15 @@ import collections
 import contextlib
 import random
 import threading
-import warnings
 from typing import Callable
 
 import numpy as np
 
+from estimator_lib.tf_internals.process_swaps import SharedSwap, ignoring_warnings
+
 LARGE_ARRAY_BYTES = 1 << 20  # Arrays at least this large are fed rather than frozen.
+# The start of the UserWarning `Dataset.options()` gives in graph mode.
+DATA_OPTIONS_WARNING = "To make it possible to preserve tf.data options"
 
 # ------------------------------------------------------- 1. large arrays fed
 
@@ -126,39 +133,54 @@ def _one_shot_or_initializable(original, dataset):
     return iterator
 
 
+def _constant_impl_patched(original):
+    def constant_impl(value, dtype, shape, name, verify_shape, allow_broadcast):
+        return _constant_or_placeholder(original, value, dtype, shape, name, verify_shape,
+                                        allow_broadcast)
+    return constant_impl
+
+
+def _one_shot_patched(original):
+    def make_one_shot_iterator(dataset):
+        if getattr(_feeding, "feeds", None) is None:  # Not this thread's input_fn.
+            return original(dataset)
+        return _one_shot_or_initializable(original, autotune_thread_off(dataset))
+    return make_one_shot_iterator
+
+
+def _constant_op():
+    from tensorflow.python.framework import constant_op  # pylint: disable=import-outside-toplevel
+    return constant_op
+
+
+def _dataset_v1():
+    from tensorflow.python.data.ops import dataset_ops  # pylint: disable=import-outside-toplevel
+    return dataset_ops.DatasetV1
+
+
+# In place while any thread runs an input_fn; pass-throughs in every other thread.
+_constant_swap = SharedSwap(_constant_op, "_constant_impl", _constant_impl_patched)
+_one_shot_swap = SharedSwap(_dataset_v1, "_make_one_shot_iterator", _one_shot_patched)
+
+
 @contextlib.contextmanager
 def large_arrays_fed():
     """Within it, large numpy arrays converted to tensors become fed placeholders.
 
     Yields a `FedArrays`: the {placeholder: array} dict to feed when initialising the
     input, and the initializers of one-shot iterators that fell back to initializable.
+    Only this thread, and only its default graph at entry, are affected; the swaps are
+    shared by the threads inside (lock, reference count) and undone by the last out.
     """
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    from tensorflow.python.data.ops import dataset_ops  # pylint: disable=import-outside-toplevel
-    from tensorflow.python.framework import constant_op  # pylint: disable=import-outside-toplevel
     feeds = FedArrays(tf.compat.v1.get_default_graph())
     previous = getattr(_feeding, "feeds", None)
-    _feeding.feeds = feeds
-    # pylint: disable=protected-access
-    original = constant_op._constant_impl
-    original_one_shot = dataset_ops.DatasetV1._make_one_shot_iterator
-    if previous is None:
-        def patched(value, dtype, shape, name, verify_shape, allow_broadcast):
-            return _constant_or_placeholder(original, value, dtype, shape, name,
-                                            verify_shape, allow_broadcast)
-
-        def one_shot(dataset):
-            return _one_shot_or_initializable(original_one_shot, autotune_thread_off(dataset))
-        constant_op._constant_impl = patched
-        dataset_ops.DatasetV1._make_one_shot_iterator = one_shot
-    try:
-        yield feeds
-    finally:
-        _feeding.feeds = previous
-        if previous is None:
-            constant_op._constant_impl = original
-            dataset_ops.DatasetV1._make_one_shot_iterator = original_one_shot
-    # pylint: enable=protected-access
+    with _constant_swap(), _one_shot_swap():
+        _feeding.feeds = feeds
+        try:
+            yield feeds
+        finally:
+            _feeding.feeds = previous
 
 
 # ------------------------------------------------- 2. sessions closed in background
@@ -184,7 +206,7 @@ def close_in_background(session):
             return
         started.set()
         while len(_closing) >= _MAX_CLOSING:
-            _closing.popleft().join()
+            _join_oldest_close()
         thread = threading.Thread(target=close, name="estimator_lib-session-close",
                                   daemon=True)
         thread.start()
@@ -206,7 +228,16 @@ def abandon_closing_sessions() -> None:
 def wait_for_closing_sessions() -> None:
     """Joins every close still running (also before a caller needs the memory back)."""
     while _closing:
-        _closing.popleft().join()
+        _join_oldest_close()
+
+
+def _join_oldest_close() -> None:
+    # Another thread may have taken the last one between our check and this pop.
+    try:
+        thread = _closing.popleft()
+    except IndexError:
+        return
+    thread.join()
 
 
 # ----------------------------------------------- 3. Keras initializers seeded
@@ -218,13 +249,17 @@ def keras_initializers_seeded(seed):
         yield
         return
     from tf_keras.src import backend  # pylint: disable=import-outside-toplevel
+    # A threading.local: the change is this thread's alone.
     holder = backend._SEED_GENERATOR  # pylint: disable=protected-access
-    previous = getattr(holder, "generator", None)
+    had, previous = hasattr(holder, "generator"), getattr(holder, "generator", None)
     holder.generator = random.Random(seed)
     try:
         yield
     finally:
-        holder.generator = previous
+        if had:
+            holder.generator = previous
+        else:
+            del holder.generator
 
 
 # ----------------------------------------------- 4. multi-worker wait bounded
@@ -273,10 +308,9 @@ def autotune_thread_off(dataset, *, keep_injected_prefetch: bool = True):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     if not isinstance(dataset, tf.data.Dataset):
         return dataset
-    with warnings.catch_warnings():
-        # In graph mode options() warns that options set inside a function it cannot
-        # see; those a Dataset-returning input_fn sets are in its Python object.
-        warnings.simplefilter("ignore", UserWarning)
+    # In graph mode options() warns that options set inside a function it cannot
+    # see; those a Dataset-returning input_fn sets are in its Python object.
+    with ignoring_warnings(DATA_OPTIONS_WARNING, UserWarning):
         current = dataset.options()
     if current.autotune.enabled is not None:
         return dataset
@@ -313,18 +347,35 @@ def _op_base_name(op_type: str) -> str:
     return op_type
 
 
+_per_device = threading.local()
+
+
+def _device_dataset_patched(original):
+    def create_device_dataset(*args, **kwargs):
+        dataset = original(*args, **kwargs)
+        if not getattr(_per_device, "depth", 0):  # Not this thread's Estimator input.
+            return dataset
+        # Each ends in its own prefetch already.
+        return autotune_thread_off(dataset, keep_injected_prefetch=False)
+    return create_device_dataset
+
+
+def _multi_device_iterator_ops():
+    from tensorflow.python.data.ops import multi_device_iterator_ops  # pylint: disable=import-outside-toplevel
+    return multi_device_iterator_ops
+
+
+_device_dataset_swap = SharedSwap(_multi_device_iterator_ops, "_create_device_dataset",
+                                  _device_dataset_patched)
+
+
 @contextlib.contextmanager
 def per_device_autotune_off():
-    """Within it, a MultiDeviceIterator's per-device datasets run without autotuning."""
-    from tensorflow.python.data.ops import multi_device_iterator_ops  # pylint: disable=import-outside-toplevel
-    original = multi_device_iterator_ops._create_device_dataset  # pylint: disable=protected-access
-
-    def create_device_dataset(*args, **kwargs):
-        # Each ends in its own prefetch already.
-        return autotune_thread_off(original(*args, **kwargs), keep_injected_prefetch=False)
-
-    multi_device_iterator_ops._create_device_dataset = create_device_dataset  # pylint: disable=protected-access
-    try:
-        yield
-    finally:
-        multi_device_iterator_ops._create_device_dataset = original  # pylint: disable=protected-access
+    """Within it, a MultiDeviceIterator's per-device datasets that this thread builds
+    run without autotuning (the swap shared as `large_arrays_fed`'s)."""
+    with _device_dataset_swap():
+        _per_device.depth = getattr(_per_device, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            _per_device.depth -= 1

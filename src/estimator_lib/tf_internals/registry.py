@@ -1,10 +1,14 @@
 """Every TensorFlow and tf_keras private estimator_lib touches, in one list.
 
 A *private* is a module under `tensorflow.python`, `tensorflow.core`, `tf_keras.src`
-(no public API promises it), or an attribute whose name starts with `_` of an object
-TensorFlow or tf_keras owns. Reads may happen where the entry's `users` say; writes
-into TensorFlow-owned objects happen only in this package (patches.py and one module
-per area: session_runs, saver, keras_model, keras_layers, hooks, module_attributes,
+(no public API promises it), an attribute whose name starts with `_` of an object
+TensorFlow or tf_keras owns, or a name under their `__internal__` namespaces (registered
+as the path the code spells, e.g. `tensorflow` + `compat.v2.__internal__.ops.f`). Public
+attributes of TensorFlow's or the user's objects that estimator_lib assigns
+(`opt.iterations`) are entries too, with `writes=True`, made where their `users` say.
+Reads may happen where the entry's `users` say; writes of private attributes of
+TensorFlow-owned objects happen only in this package (patches.py and one module per
+area: session_runs, saver, keras_model, keras_layers, hooks, module_attributes,
 summary_writer, saved_model_builder).
 tests/estimator_lib/tf_internals/registry_test.py walks the source and fails on any
 private touched outside this list, or listed for a file that no longer touches it.
@@ -284,6 +288,54 @@ PRIVATES: List[Private] = [
     _p("tensorflow.python.framework.ops", "Graph._last_loss_reduction",
        "tf_internals/keras_model.py", "a wrapped TF1 optimizer sees the loss summed",
        check=INSTANCE, writes=True),
+    # ------------------------------------------ the `__internal__` namespaces (as used)
+    _p("tensorflow", "compat.v2.__internal__.ops.broadcast_weights",
+       ("head/base_head.py", "head/binary_class_head.py", "head/v1_head.py"),
+       "weights broadcast to the loss and metrics' shape, as the original's heads"),
+    _p("tf_keras", "__internal__.losses.compute_weighted_loss", "head/base_head.py",
+       "the heads' weighted loss, as the original (tf.compat.v2.keras's, i.e. tf_keras')"),
+    _p("tensorflow", "__internal__.feature_column.FeatureColumn", "head/parsing.py",
+       "v2 feature columns told apart, as the original's parsing utils"),
+    _p("tensorflow", "compat.v2.__internal__.feature_column.FeatureColumn",
+       "canned/feature_inputs.py", "v2 feature columns told apart from v1 ones"),
+    _p("tensorflow", "compat.v2.__internal__.feature_column.DenseColumn",
+       ("canned/linear_model.py", "canned/linear_sdca.py"),
+       "dense columns told apart from categorical ones, as the original's linear model"),
+    _p("tensorflow", "compat.v2.__internal__.feature_column.FeatureTransformationCache",
+       ("canned/linear_model.py", "canned/linear_sdca.py"),
+       "one transformation of each feature per graph, as the original's linear model"),
+    _p("tensorflow", "__internal__.feature_column.serialize_feature_column",
+       "canned/rnn.py", "the RNN model's get_config, as the original"),
+    _p("tensorflow", "__internal__.feature_column.deserialize_feature_column",
+       "canned/rnn.py", "the RNN model's from_config, as the original"),
+    _p("tf_keras", "__internal__.optimizers.convert_to_legacy_optimizer",
+       "canned/optimizers.py", "a new-style Keras optimizer run on the legacy path"),
+    _p("tf_keras", "__internal__.models.clone_and_build_model", "keras/cloning.py",
+       "model_to_estimator's clone in the Estimator's graph, as the original"),
+    _p("tensorflow", "compat.v2.__internal__.function.Function", "legacy/export_function.py",
+       "the original export_function module's names"),
+    _p("tensorflow", "compat.v2.__internal__.tracking.AutoTrackable",
+       "legacy/export_function.py", "as __internal__.function.Function"),
+    _p("tensorflow", "__internal__.autograph.control_status_ctx",
+       "distribute/strategies.py", "model_fns converted by AutoGraph as the caller's status"),
+    _p("tensorflow", "__internal__.autograph.tf_convert", "distribute/strategies.py",
+       "as __internal__.autograph.control_status_ctx"),
+    _p("tensorflow", "__internal__.tracking.no_automatic_dependency_tracking",
+       "tf_internals/keras_model.py", "a list set on a Keras model is no checkpoint "
+       "dependency"),
+    # ---------------------- public attributes of TensorFlow's or the user's objects written
+    _p("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2.iterations",
+       ("canned/optimizers.py", "canned/rnn.py"),
+       "the canned optimizer's step is the global step, as the original (on an optimizer "
+       "the user passed too: the original did the same)", writes=True),
+    _p("tf_keras.src.optimizers.legacy.optimizer_v2", "OptimizerV2.clipnorm",
+       "canned/rnn.py", "an optimizer given by name clips gradients, as the original's RNN",
+       writes=True),
+    _p("tf_keras.src.engine.training", "Model.optimizer", "keras/conversion.py",
+       "the user's model's new-style optimizer replaced by its legacy conversion, as the "
+       "original's model_to_estimator did", check=INSTANCE, writes=True),
+    _p("tf_keras.src.engine.base_layer", "Layer.trainable", "bin/jobs/models.py",
+       "the transfer model's base frozen (a model the job builds itself)", writes=True),
 ]
 
 
