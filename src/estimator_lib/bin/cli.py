@@ -52,9 +52,20 @@ INTERRUPTED = ("estimator_lib.training.preemption", "Interrupted")
 # user types. Kept here, not imported: datasets/ loads TensorFlow.
 COMMAND_LINE_REMEDIES = {
     "Pass on_bad_file='skip'": "Pass --on_bad_file=skip",
-    "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir}",
+    "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir} "
+                              "(add --synthetic_sample for a small offline sample)",
     "synthetic_data=True": "--dataset=synthetic",
+    "convert_folder_to_tfrecords(image_folder, output_dir)":
+        "python -m estimator_lib.bin.make_tfrecords --data_dir=IMAGES --output_dir={data_dir}",
 }
+# What a --data_dir must hold, for the message when it is missing or not a folder.
+EXPECT_IMAGES = ("a folder of CLASS/*.jpeg images or an OCT2017 download (python -m "
+                 "estimator_lib.bin.download_oct --data_dir=DIR --synthetic_sample writes a "
+                 "small one)")
+EXPECT_TFRECORDS = ("a folder of TFRecords (python -m estimator_lib.bin.make_tfrecords "
+                    "--data_dir=IMAGES --output_dir=DIR writes one)")
+EXPECT_FASHION_MNIST = ("a folder for Fashion-MNIST's files (create it, and they are "
+                        "downloaded into it; --dataset=synthetic needs none)")
 
 
 class UserError(Exception):
@@ -172,11 +183,23 @@ def require_dir(holder: absl_flags.FlagHolder, what: str) -> str:
     return holder.value
 
 
-def check_dir_exists(holder: absl_flags.FlagHolder) -> None:
-    """UsageError when the folder flag `holder` names a local folder that does not exist."""
-    value = holder.value
-    if value and "://" not in value and not os.path.isdir(value):
-        raise app.UsageError(f"--{holder.name}={value} does not exist.")
+def check_dir_exists(holder: absl_flags.FlagHolder, expected: str) -> None:
+    """UsageError when the folder flag `holder` names a local path that is not a folder.
+
+    The message says what the path is (missing, or a file) and what was `expected`
+    (one of the EXPECT_* phrases: the layout and the command that writes one).
+    """
+    message = not_a_folder(holder.name, holder.value, expected)
+    if message:
+        raise app.UsageError(message)
+
+
+def not_a_folder(name: str, value: Optional[str], expected: str) -> Optional[str]:
+    """What is wrong with the local path --`name`=`value` as a folder, or None if it is one."""
+    if not value or "://" in value or os.path.isdir(value):
+        return None
+    what = "is a file, not a folder" if os.path.exists(value) else "does not exist"
+    return f"--{name}={value} {what}; expected {expected}."
 
 
 def check_device_count(count: int, asked: Optional[str] = None) -> None:

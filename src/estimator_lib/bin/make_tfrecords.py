@@ -66,7 +66,7 @@ def check() -> None:
     cli.require_dir(defs.DATA_DIR, "the OCT download folder or a folder of CLASS/*.jpeg "
                                    "images")
     cli.require_dir(defs.OUTPUT_DIR, "where the TFRecord shards go")
-    cli.check_dir_exists(defs.DATA_DIR)
+    cli.check_dir_exists(defs.DATA_DIR, cli.EXPECT_IMAGES)
 
 
 def main(argv):

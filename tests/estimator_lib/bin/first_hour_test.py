@@ -138,8 +138,9 @@ class FirstHourTest(tf.test.TestCase):
 
     def test_remedies_are_named_as_commands(self):
         line = self._error_line("no_oct", 1)
-        self.assertIn(f"Download it with python -m estimator_lib.bin.download_oct "
-                      f"--data_dir={self.empty}.", line)
+        self.assertIn(f"and no CLASS/*.jpeg folders. Download it with python -m "
+                      f"estimator_lib.bin.download_oct --data_dir={self.empty} (add "
+                      f"--synthetic_sample for a small offline sample).", line)
         self.assertNotIn("download_oct(data_dir)", line)
 
     def test_unwritable_model_dir_is_one_line(self):

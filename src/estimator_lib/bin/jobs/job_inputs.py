@@ -60,7 +60,8 @@ def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
         ValueError: If `dataset` is unknown.
     """
     if data_dir and not os.path.isdir(data_dir):
-        raise BadDataError(f"--data_dir={data_dir} does not exist.", path=data_dir)
+        what = "is a file, not a folder" if os.path.exists(data_dir) else "does not exist"
+        raise BadDataError(f"--data_dir={data_dir} {what}.", path=data_dir)
     batch = dict(batch_size=batch_size, global_batch_size=global_batch_size)
     if dataset in ("synthetic", "fashion_mnist"):
         return _fashion_mnist(dataset, data_dir, batch, eval_batch_size, seed, feature_key)
