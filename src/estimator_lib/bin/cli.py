@@ -29,8 +29,9 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 from absl import app
 from absl import flags as absl_flags
 
-from estimator_lib.bin.jobs import device_count  # These three load no TensorFlow.
+from estimator_lib.bin.jobs import device_count  # None of these loads TensorFlow.
 from estimator_lib.core import quiet_start
+from estimator_lib.core import user_errors
 from estimator_lib.flags import definitions as defs
 from estimator_lib.training import lock_owner
 
@@ -38,16 +39,11 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C.
 BINARIES = ("train", "scaling_benchmark", "input_benchmark", "download_oct", "make_tfrecords")
-# Failures that are the user's to fix, not bugs: (module, class). Looked up only in
-# modules already imported, so that handling an error never loads TensorFlow.
-USER_ERRORS = (
-    ("estimator_lib.datasets.errors", "BadDataError"),
-    ("estimator_lib.datasets.errors", "DownloadError"),
-    ("estimator_lib.training.model_dir_lock", "ModelDirInUseError"),
-    ("estimator_lib.training.model_dir_lock", "ModelDirNotWritableError"),
-)
-PREEMPTED = ("estimator_lib.training.preemption", "Preempted")
-INTERRUPTED = ("estimator_lib.training.preemption", "Interrupted")
+# Failures that are the user's to fix, not bugs (core/user_errors.py, shared with the
+# legacy-program runner).
+USER_ERRORS = user_errors.USER_ERRORS
+PREEMPTED = user_errors.PREEMPTED
+INTERRUPTED = user_errors.INTERRUPTED
 # datasets/errors.py's REMEDIES (as a Python caller writes them) -> what a binary's
 # user types. Kept here, not imported: datasets/ loads TensorFlow.
 COMMAND_LINE_REMEDIES = {
@@ -92,8 +88,7 @@ def lazy_module(name: str) -> types.ModuleType:
 
 def one_line(error: BaseException) -> str:
     """The error's message on one line (absl joins some with newlines)."""
-    text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
-    return text or type(error).__name__
+    return user_errors.one_line(error)
 
 
 def fail(program: str, message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
@@ -238,9 +233,7 @@ def _make_parser(program: str,
     return parse
 
 
-def _loaded(names: Sequence[Tuple[str, str]]) -> tuple:
-    return tuple(getattr(sys.modules[module], name) for module, name in names
-                 if module in sys.modules)
+_loaded = user_errors.loaded
 
 
 def run(main: Callable[[List[str]], None], *, program: str,
