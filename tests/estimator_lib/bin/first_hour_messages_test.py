@@ -15,6 +15,8 @@ import tempfile
 import pytest
 import tensorflow as tf
 
+from tests.datasets import fixtures
+
 pytestmark = pytest.mark.timeout(600)  # Binaries started at once: minutes under load.
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -55,6 +57,10 @@ class MessagesTest(tf.test.TestCase):
         cls.missing = os.path.join(tmp, "missing")
         cls.empty = os.path.join(tmp, "empty")
         os.makedirs(cls.empty)
+        cls.train_only = os.path.join(tmp, "train_only")
+        fixtures.write_image_folder(os.path.join(cls.train_only, "OCT2017", "train"),
+                                    per_class=1)
+        cls.not_writable = os.path.join(cls.a_file, "run")
         before = {
             "train_oct_file": ("train", "--dataset=oct", f"--data_dir={cls.a_file}"),
             "train_tfrecords_file": ("train", "--dataset=tfrecords",
@@ -70,6 +76,10 @@ class MessagesTest(tf.test.TestCase):
                                       f"--data_dir={cls.empty}", "--model_dir=run_t"),
             "train_oct_empty": ("train", "--dataset=oct", f"--data_dir={cls.empty}",
                                 "--model_dir=run_o"),
+            "make_tfrecords_no_split": ("make_tfrecords", f"--data_dir={cls.train_only}",
+                                        "--output_dir=out", "--splits=test,val"),
+            "train_not_writable": ("train", f"--model_dir={cls.not_writable}",
+                                   "--train_steps=1"),
         }
         started = {key: _start(*args, tmpdir=tmp, no_tensorflow=no_tensorflow)
                    for key, args in before.items()}
@@ -116,6 +126,19 @@ class MessagesTest(tf.test.TestCase):
             f"holds no OCT2017 folder with train/test/val splits (expected {expected}) and no "
             "CLASS/*.jpeg folders. Download it with python -m estimator_lib.bin.download_oct "
             f"--data_dir={self.empty} (add --synthetic_sample for a small offline sample).")
+
+
+    def test_a_folder_without_the_asked_splits_names_those_it_holds(self):
+        self._assert_line(
+            "make_tfrecords_no_split", 2, f"estimator_lib.bin.make_tfrecords: error: "
+            f"--data_dir={self.train_only} holds none of the splits --splits=test,val; it "
+            "holds --splits=train.")
+
+    def test_an_unwritable_model_dir_says_what_to_pass(self):
+        self._assert_line(
+            "train_not_writable", 1, f"estimator_lib.bin.train: error: Cannot write into "
+            f"--model_dir={self.not_writable} (Not a directory). Training needs a writable "
+            "model_dir for its checkpoints: pass --model_dir=DIR, a folder you can write.")
 
 
 if __name__ == "__main__":

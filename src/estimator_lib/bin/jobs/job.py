@@ -363,7 +363,8 @@ def _check_writable(model_dir: Optional[str]) -> None:
     except OSError as error:
         raise model_dir_lock.ModelDirNotWritableError(
             f"Cannot write into --model_dir={model_dir} ({error.strerror}). Training needs a "
-            "writable model_dir for its checkpoints.") from None
+            "writable model_dir for its checkpoints: pass --model_dir=DIR, a folder you can "
+            "write.") from None
 
 
 def _train_naming_bad_files(estimator, inputs: inputs_lib.Inputs, steps: int,
