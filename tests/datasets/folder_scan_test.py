@@ -120,7 +120,10 @@ class ScanTest(tf.test.TestCase, parameterized.TestCase):
             err.seek(0)
             written = err.read().decode()
         self.assertEqual(problems, {path: "corrupt JPEG"})
-        self.assertEqual(written, "a line of someone else's\n")
+        self.assertIn("a line of someone else's\n", written)
+        # libjpeg's own; TensorFlow's log lines (W0000 ...) are kept, as any other.
+        self.assertNotIn("Corrupt JPEG data", written)
+        self.assertNotIn("Unsupported marker", written)
 
     def test_empty_class_folder(self):
         os.makedirs(os.path.join(self.folder, "d"))

@@ -171,7 +171,9 @@ class FirstHourTest(tf.test.TestCase):
         self.assertIn(f"  skipped        1 bad file(s) left out, 8 training images used: "
                       f"{self.corrupt} (corrupt JPEG)\n", out)
         self.assertIn(f"; skipped 1 (1 corrupt JPEG): {self.corrupt} (corrupt JPEG).", err)
-        self.assertIn(f"Data: oct (8 training images in {os.path.dirname(os.path.dirname(self.corrupt))}", err)
+        train_dir = os.path.dirname(os.path.dirname(self.corrupt))
+        self.assertIn(f"Data: oct (8 training images in {train_dir}, resized to 32x32; 1 bad "
+                      f"file(s) left out: {self.corrupt} (corrupt JPEG))", err)
         self.assertNotIn("JPEG data", err)
         self.assertNotIn("Unsupported marker", err)
 
