@@ -9,17 +9,41 @@ runs on Python 3.13, and tools/try_tf_nightly.sh on TensorFlow's nightly).
 """
 
 import os
+import sys
+import tempfile
 
 import pytest
 
-import estimator_lib  # noqa: F401  (sets TF_USE_LEGACY_KERAS before TensorFlow loads)
-import tensorflow as tf
-
 NUM_LOGICAL_CPUS = 2
 
-_cpus = tf.config.list_physical_devices("CPU")
-tf.config.set_logical_device_configuration(
-    _cpus[0], [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
+
+def _start_tensorflow():
+    import estimator_lib  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel  (after estimator_lib)
+    tf.config.list_physical_devices("GPU")  # Where cuInit runs (and fails without a GPU).
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(
+        cpus[0], [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
+
+
+# TensorFlow's C++ start-up lines (and a failed cuInit without a GPU) are hidden as the
+# binaries hide them (core/quiet_start.py): pytest's own process starts TensorFlow under
+# pytest's capture, but an xdist worker's lines would reach the terminal after the
+# summary. stderr (fd 2) is captured while TensorFlow starts, and passed on without them.
+sys.stderr.flush()
+_saved_stderr = os.dup(2)
+with tempfile.TemporaryFile() as _captured:
+    os.dup2(_captured.fileno(), 2)
+    try:
+        _start_tensorflow()
+    finally:
+        os.dup2(_saved_stderr, 2)
+        os.close(_saved_stderr)
+        _captured.seek(0)
+        from estimator_lib.core import quiet_start  # pylint: disable=wrong-import-position
+        quiet_start.write_without_noise(
+            _captured.read().decode(errors="replace"),
+            gpu_expected=quiet_start.nvidia_devices_present())
 
 
 _QUICK_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quick.txt")

@@ -47,3 +47,7 @@ from estimator_lib.engine.train_eval import train_and_evaluate
 from estimator_lib.graph.warm_starting import VocabInfo
 from estimator_lib.graph.warm_starting import WarmStartSettings
 
+
+# tf.keras.estimator.model_to_estimator and tf_keras.estimator's find ours (_lazy_api).
+from estimator_lib import _lazy_api
+_lazy_api.install_keras_route()

@@ -69,28 +69,41 @@ def write_fashion_mnist(folder: str, *, train: int = 32, test: int = 16,
     return arrays
 
 
-# Real data some tests read, from the project's `shared/` folder beside the repository
-# (absent from a clone of the published repository: those tests skip, saying why).
+# Real data some tests read, from the project's `shared/` folder beside the repository.
+# A clone of the published repository has no such folder: those tests then read small
+# synthetic stand-ins of the same layout, written here, so that nothing skips.
 SHARED_DATA = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                             "shared", "data"))
-_HOW_TO_GET = {
-    "fashion-mnist": "the real Fashion-MNIST label files (train-labels-idx1-ubyte.gz, "
-                     "t10k-labels-idx1-ubyte.gz from https://storage.googleapis.com/"
-                     "tensorflow/tf-keras-datasets/)",
-    "oct-sample": "8 real OCT B-scans laid out CLASS/*.jpeg, 2 per class (e.g. taken from "
-                  "the OCT2017 download: python -m estimator_lib.bin.download_oct)",
-}
+# Fashion-MNIST's label files: 6000 (train) and 1000 (t10k) of each of the 10 classes.
+_LABEL_COUNTS = {"train-labels-idx1-ubyte.gz": 60000, "t10k-labels-idx1-ubyte.gz": 10000}
+OCT_CLASSES = ("CNV", "DME", "DRUSEN", "NORMAL")
 
 
-def shared_data(test, name: str, *parts: str) -> str:
-    """The path of real data `name` (a folder of SHARED_DATA); skips `test` without it.
+def _write_stand_in(name: str, folder: str) -> None:
+    """Writes the synthetic stand-in of shared data `name` into `folder`."""
+    if name == "fashion-mnist":  # Balanced labels in a seeded order, gzipped IDX.
+        rng = np.random.RandomState(0)
+        for file_name, count in _LABEL_COUNTS.items():
+            labels = np.repeat(np.arange(10, dtype=np.uint8), count // 10)
+            idx.write(os.path.join(folder, file_name), rng.permutation(labels))
+    elif name == "oct-sample":  # 2 OCT-sized grayscale JPEGs per class, CLASS/*.jpeg.
+        synthetic.write_textured_jpegs(folder, count=2 * len(OCT_CLASSES),
+                                       class_names=OCT_CLASSES)
+    else:
+        raise ValueError(f"No stand-in for shared data {name!r}.")
 
-    The skip reason says, on the one line `pytest -rs` prints, what the test needs and
-    where to put it.
+
+def shared_data(test, name: str, *parts: str, root: str = SHARED_DATA) -> str:
+    """The path of data `name`: the real files in `root` (SHARED_DATA) when present,
+    else a synthetic stand-in of the same layout and counts under `test`'s temp dir.
+
+    'fashion-mnist': the label files; 'oct-sample': 2 B-scans per class as CLASS/*.jpeg.
     """
-    path = os.path.join(SHARED_DATA, name, *parts)
-    if not os.path.exists(path):
-        test.skipTest(f"needs {_HOW_TO_GET[name]} in {os.path.join(SHARED_DATA, name)} "
-                      f"(the project's shared/ folder beside the repository); "
-                      f"{os.path.join(name, *parts)} is absent")
-    return path
+    path = os.path.join(root, name, *parts)
+    if os.path.exists(path):
+        return path
+    folder = os.path.join(test.get_temp_dir(), "stand_in", name)
+    if not os.path.isdir(folder):
+        os.makedirs(folder)
+        _write_stand_in(name, folder)
+    return os.path.join(folder, *parts)

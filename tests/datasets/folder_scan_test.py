@@ -1,6 +1,7 @@
 """Tests for datasets.folder_scan: every bad-data case, raised or skipped."""
 
 import os
+import sys
 import tempfile
 
 import numpy as np
@@ -73,7 +74,8 @@ class ScanTest(tf.test.TestCase, parameterized.TestCase):
         self.assertLen(listing.files, 6)
         self.assertEqual([p for p, _ in listing.skipped], [path])
         self.assertLen(self.logged, 1)
-        self.assertRegex(self.logged[0], r"skipped 1 \(1 .*first: .*")
+        reason = listing.skipped[0][1]
+        self.assertIn(f"; skipped 1 (1 {reason}): {path} ({reason}).", self.logged[0])
 
     def test_corrupt_data_inside_needs_decode_verification(self):
         source = synthetic.write_textured_jpegs(
@@ -91,6 +93,37 @@ class ScanTest(tf.test.TestCase, parameterized.TestCase):
             self._scan(verify="decode")
         listing = self._scan(verify="decode", on_bad_file="skip")
         self.assertEqual(listing.skipped, ((path, "corrupt JPEG"),))
+
+    def test_decoding_writes_no_libjpeg_lines_and_keeps_other_stderr(self):
+        source = synthetic.write_textured_jpegs(
+            tempfile.mkdtemp(dir=self.get_temp_dir()), count=1, height=64,
+            width=64)[0]
+        with open(source, "rb") as f:
+            data = bytearray(f.read())
+        data[400:-2] = np.random.RandomState(0).randint(
+            0, 256, len(data) - 402).astype(np.uint8).tobytes()
+        path = self._write("c/corrupt.jpeg", bytes(data))
+
+        def noisy_check(file_path):
+            os.write(2, b"a line of someone else's\n")
+            return folder_scan.decode_problem(file_path)
+
+        with tempfile.TemporaryFile() as err:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(err.fileno(), 2)
+            try:
+                problems = folder_scan._decode_all([path], noisy_check)
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            err.seek(0)
+            written = err.read().decode()
+        self.assertEqual(problems, {path: "corrupt JPEG"})
+        self.assertIn("a line of someone else's\n", written)
+        # libjpeg's own; TensorFlow's log lines (W0000 ...) are kept, as any other.
+        self.assertNotIn("Corrupt JPEG data", written)
+        self.assertNotIn("Unsupported marker", written)
 
     def test_empty_class_folder(self):
         os.makedirs(os.path.join(self.folder, "d"))

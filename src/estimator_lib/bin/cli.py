@@ -29,8 +29,9 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 from absl import app
 from absl import flags as absl_flags
 
-from estimator_lib.bin.jobs import device_count  # These three load no TensorFlow.
+from estimator_lib.bin.jobs import device_count  # None of these loads TensorFlow.
 from estimator_lib.core import quiet_start
+from estimator_lib.core import user_errors
 from estimator_lib.flags import definitions as defs
 from estimator_lib.training import lock_owner
 
@@ -38,23 +39,29 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C.
 BINARIES = ("train", "scaling_benchmark", "input_benchmark", "download_oct", "make_tfrecords")
-# Failures that are the user's to fix, not bugs: (module, class). Looked up only in
-# modules already imported, so that handling an error never loads TensorFlow.
-USER_ERRORS = (
-    ("estimator_lib.datasets.errors", "BadDataError"),
-    ("estimator_lib.datasets.errors", "DownloadError"),
-    ("estimator_lib.training.model_dir_lock", "ModelDirInUseError"),
-    ("estimator_lib.training.model_dir_lock", "ModelDirNotWritableError"),
-)
-PREEMPTED = ("estimator_lib.training.preemption", "Preempted")
-INTERRUPTED = ("estimator_lib.training.preemption", "Interrupted")
+# Failures that are the user's to fix, not bugs (core/user_errors.py, shared with the
+# legacy-program runner).
+USER_ERRORS = user_errors.USER_ERRORS
+PREEMPTED = user_errors.PREEMPTED
+INTERRUPTED = user_errors.INTERRUPTED
 # datasets/errors.py's REMEDIES (as a Python caller writes them) -> what a binary's
 # user types. Kept here, not imported: datasets/ loads TensorFlow.
 COMMAND_LINE_REMEDIES = {
     "Pass on_bad_file='skip'": "Pass --on_bad_file=skip",
-    "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir}",
+    "download_oct(data_dir)": "python -m estimator_lib.bin.download_oct --data_dir={data_dir} "
+                              "(add --synthetic_sample for a small offline sample)",
     "synthetic_data=True": "--dataset=synthetic",
+    "convert_folder_to_tfrecords(image_folder, output_dir)":
+        "python -m estimator_lib.bin.make_tfrecords --data_dir=IMAGES --output_dir={data_dir}",
 }
+# What a --data_dir must hold, for the message when it is missing or not a folder.
+EXPECT_IMAGES = ("a folder of CLASS/*.jpeg images or an OCT2017 download (python -m "
+                 "estimator_lib.bin.download_oct --data_dir=DIR --synthetic_sample writes a "
+                 "small one)")
+EXPECT_TFRECORDS = ("a folder of TFRecords (python -m estimator_lib.bin.make_tfrecords "
+                    "--data_dir=IMAGES --output_dir=DIR writes one)")
+EXPECT_FASHION_MNIST = ("a folder for Fashion-MNIST's files (create it, and they are "
+                        "downloaded into it; --dataset=synthetic needs none)")
 
 
 class UserError(Exception):
@@ -81,8 +88,7 @@ def lazy_module(name: str) -> types.ModuleType:
 
 def one_line(error: BaseException) -> str:
     """The error's message on one line (absl joins some with newlines)."""
-    text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
-    return text or type(error).__name__
+    return user_errors.one_line(error)
 
 
 def fail(program: str, message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
@@ -172,11 +178,23 @@ def require_dir(holder: absl_flags.FlagHolder, what: str) -> str:
     return holder.value
 
 
-def check_dir_exists(holder: absl_flags.FlagHolder) -> None:
-    """UsageError when the folder flag `holder` names a local folder that does not exist."""
-    value = holder.value
-    if value and "://" not in value and not os.path.isdir(value):
-        raise app.UsageError(f"--{holder.name}={value} does not exist.")
+def check_dir_exists(holder: absl_flags.FlagHolder, expected: str) -> None:
+    """UsageError when the folder flag `holder` names a local path that is not a folder.
+
+    The message says what the path is (missing, or a file) and what was `expected`
+    (one of the EXPECT_* phrases: the layout and the command that writes one).
+    """
+    message = not_a_folder(holder.name, holder.value, expected)
+    if message:
+        raise app.UsageError(message)
+
+
+def not_a_folder(name: str, value: Optional[str], expected: str) -> Optional[str]:
+    """What is wrong with the local path --`name`=`value` as a folder, or None if it is one."""
+    if not value or "://" in value or os.path.isdir(value):
+        return None
+    what = "is a file, not a folder" if os.path.exists(value) else "does not exist"
+    return f"--{name}={value} {what}; expected {expected}."
 
 
 def check_device_count(count: int, asked: Optional[str] = None) -> None:
@@ -215,9 +233,7 @@ def _make_parser(program: str,
     return parse
 
 
-def _loaded(names: Sequence[Tuple[str, str]]) -> tuple:
-    return tuple(getattr(sys.modules[module], name) for module, name in names
-                 if module in sys.modules)
+_loaded = user_errors.loaded
 
 
 def run(main: Callable[[List[str]], None], *, program: str,

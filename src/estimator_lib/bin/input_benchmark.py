@@ -67,8 +67,9 @@ def _source(data_dir: Optional[str], num_images: int, scratch: str):
               flush=True)
         synthetic.write_textured_jpegs(folder, count=num_images)
         return folder, oct_folder.CLASS_NAMES, True, "generated 512x496 grayscale JPEGs"
-    if not os.path.isdir(data_dir):
-        raise app.UsageError(f"--data_dir={data_dir} does not exist.")
+    problem = cli.not_a_folder("data_dir", data_dir, cli.EXPECT_IMAGES)
+    if problem:
+        raise app.UsageError(problem)
     try:
         folder = oct_folder.split_dir(data_dir, "train", log=lambda message: None)
         return folder, oct_folder.CLASS_NAMES, True, f"OCT train images in {folder}"
@@ -146,7 +147,7 @@ def measure(runners: Dict[str, Callable[[], int]], repeats: int) -> Dict[str, Di
 
 def check() -> None:
     """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
-    cli.check_dir_exists(defs.DATA_DIR)
+    cli.check_dir_exists(defs.DATA_DIR, cli.EXPECT_IMAGES)
 
 
 def main(argv):

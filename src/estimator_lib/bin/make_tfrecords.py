@@ -66,7 +66,7 @@ def check() -> None:
     cli.require_dir(defs.DATA_DIR, "the OCT download folder or a folder of CLASS/*.jpeg "
                                    "images")
     cli.require_dir(defs.OUTPUT_DIR, "where the TFRecord shards go")
-    cli.check_dir_exists(defs.DATA_DIR)
+    cli.check_dir_exists(defs.DATA_DIR, cli.EXPECT_IMAGES)
 
 
 def main(argv):
@@ -89,8 +89,10 @@ def main(argv):
             except errors.BadDataError:
                 print(f"No {split!r} split under {data_dir}: skipped.", flush=True)
         if not jobs:
+            present = ",".join(oct_folder.available_splits(data_dir))
             raise app.UsageError(f"--data_dir={data_dir} holds none of the splits "
-                                 f"--splits={','.join(defs.SPLITS.value)}.")
+                                 f"--splits={','.join(defs.SPLITS.value)}; it holds "
+                                 f"--splits={present}.")
         class_names, channels = oct_folder.CLASS_NAMES, 1  # As convert_oct_to_tfrecords.
     else:
         class_names, channels = _plain_folder_classes(data_dir)

@@ -95,7 +95,7 @@ def _check(counts: List[int], *, strategy: str, scope: str, gpus: int,
         if count > 1 and strategy in ("one_device", "none"):
             raise app.UsageError(
                 f"--distribution_strategy={strategy} runs on one device, but --devices "
-                f"holds {count}; use mirrored.")
+                f"holds {count}; use --distribution_strategy=mirrored.")
     for count in [w for w in workers if w > 1]:
         if scope == "global" and defs.BATCH_SIZE.value % count:
             raise app.UsageError(
@@ -106,10 +106,10 @@ def _check(counts: List[int], *, strategy: str, scope: str, gpus: int,
             raise app.UsageError(
                 f"--workers={','.join(map(str, workers))} runs {count} worker processes "
                 f"(MultiWorkerMirroredStrategy), but --distribution_strategy={strategy} "
-                "trains on one device; use mirrored.")
+                "trains on one device; use --distribution_strategy=mirrored.")
     if defs.CROSS_DEVICE_OPS.value == "nccl" and not gpus:
         raise app.UsageError("--cross_device_ops=nccl needs GPUs; this machine has none. "
-                             "Use auto, reduction_to_one or hierarchical_copy.")
+                             "Use --cross_device_ops=auto, reduction_to_one or hierarchical_copy.")
 
 
 def _forwarded() -> List[str]:

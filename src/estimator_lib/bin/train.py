@@ -56,8 +56,10 @@ def config_from_flags():
 
 def check() -> None:
     """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
-    if defs.DATASET.value in ("oct", "tfrecords"):
-        cli.check_dir_exists(defs.DATA_DIR)
+    expected = {"oct": cli.EXPECT_IMAGES, "tfrecords": cli.EXPECT_TFRECORDS,
+                "fashion_mnist": cli.EXPECT_FASHION_MNIST}.get(defs.DATASET.value)
+    if expected:
+        cli.check_dir_exists(defs.DATA_DIR, expected)
     cli.check_device_count(defs.NUM_DEVICES.value)
     cli.check_model_dir_free(defs.MODEL_DIR.value)
 

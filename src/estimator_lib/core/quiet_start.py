@@ -40,6 +40,15 @@ def is_start_up_noise(line: str, *, gpu_expected: bool) -> bool:
                 or (not gpu_expected and _NO_GPU_NOISE.match(line)))
 
 
+def write_without_noise(text: str, *, gpu_expected: bool) -> None:
+    """Writes `text` (stderr captured while TensorFlow started) to stderr, less the
+    start-up lines (tests/conftest.py filters its xdist workers' start the same way)."""
+    for line in text.splitlines():
+        if not is_start_up_noise(line, gpu_expected=gpu_expected):
+            sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 def load_tensorflow(*, verbose: bool = False) -> None:
     """Imports TensorFlow (Keras 2 first) and lists its GPUs, hiding the start-up lines.
 
@@ -69,7 +78,5 @@ def load_tensorflow(*, verbose: bool = False) -> None:
             os.dup2(saved, 2)
             os.close(saved)
             captured.seek(0)
-            for line in captured.read().decode(errors="replace").splitlines():
-                if not is_start_up_noise(line, gpu_expected=gpu_expected):
-                    sys.stderr.write(line + "\n")
-            sys.stderr.flush()
+            write_without_noise(captured.read().decode(errors="replace"),
+                                gpu_expected=gpu_expected)

@@ -28,4 +28,5 @@ class DownloadError(RuntimeError):
 SKIP_BAD_FILES = "Pass on_bad_file='skip'"
 DOWNLOAD_OCT = "download_oct(data_dir)"
 USE_SYNTHETIC = "synthetic_data=True"
-REMEDIES = (SKIP_BAD_FILES, DOWNLOAD_OCT, USE_SYNTHETIC)
+CONVERT_TO_TFRECORDS = "convert_folder_to_tfrecords(image_folder, output_dir)"
+REMEDIES = (SKIP_BAD_FILES, DOWNLOAD_OCT, USE_SYNTHETIC, CONVERT_TO_TFRECORDS)

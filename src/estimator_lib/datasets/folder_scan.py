@@ -8,9 +8,13 @@ folder that is not its own.
 
 import collections
 import concurrent.futures
+import contextlib
 import dataclasses
 import os
 import random
+import re
+import sys
+import tempfile
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import tensorflow as tf
@@ -23,6 +27,11 @@ ON_BAD_FILE = ("raise", "skip")
 VERIFY = ("none", "header", "decode")
 _JPEG_START = b"\xff\xd8\xff"
 _JPEG_END = b"\xff\xd9"
+# libjpeg's warnings (jerror.h), which it writes to stderr itself.
+LIBJPEG_WARNING = re.compile(
+    r"^(Corrupt JPEG data|Premature end of JPEG file|Unsupported marker type|"
+    r"Invalid SOS parameters|Inconsistent progression sequence|Application transferred "
+    r"too (few|many) scanlines|Warning: (unknown JFIF revision|thumbnail image size))")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,11 +70,17 @@ class FolderListing:
         if self.skipped:
             reasons = collections.Counter(r for _, r in self.skipped)
             parts = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
-            line += f"; skipped {len(self.skipped)} ({parts}; first: " \
-                    f"{self.skipped[0][0]})"
+            line += f"; skipped {len(self.skipped)} ({parts}): {skipped_names(self.skipped)}"
         if self.empty_classes:
             line += f"; empty class folders: {', '.join(self.empty_classes)}"
         return line + "."
+
+
+def skipped_names(skipped: Sequence[Tuple[str, str]], *, most: int = 5) -> str:
+    """The first `most` skipped paths, each with its reason, and how many more."""
+    names = ", ".join(f"{path} ({reason})" for path, reason in skipped[:most])
+    more = len(skipped) - most
+    return names + (f" and {more} more" if more > 0 else "")
 
 
 def check_options(on_bad_file: str, verify: str) -> None:
@@ -170,9 +185,34 @@ def _decode_all(paths: Sequence[str],
                 check: Callable[[str], Optional[str]]) -> Dict[str, str]:
     # TF ops release the GIL: one thread per core decodes in parallel. New
     # threads execute eagerly, whatever graph the caller is building.
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+    with _without_libjpeg_lines(), concurrent.futures.ThreadPoolExecutor(
+            os.cpu_count()) as pool:
         results = list(pool.map(check, paths))
     return {p: r for p, r in zip(paths, results) if r}
+
+
+@contextlib.contextmanager
+def _without_libjpeg_lines():
+    """Drops libjpeg's own warnings (`Corrupt JPEG data: ...`) from stderr meanwhile.
+
+    libjpeg writes them to file descriptor 2 for each bad file decoded, before TF's
+    error; the scan names the file itself. What else reaches stderr meanwhile is
+    written after, unchanged.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            kept = [line for line in captured.read().splitlines(keepends=True)
+                    if not LIBJPEG_WARNING.match(line.decode(errors="replace"))]
+            if kept:
+                os.write(2, b"".join(kept))
 
 
 def _subfolders(folder: str) -> Tuple[str, ...]:

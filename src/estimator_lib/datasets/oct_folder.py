@@ -66,8 +66,9 @@ def find_root(data_dir: str, *,
         raise BadDataError(
             f"`data_dir` {data_dir} holds no OCT2017 folder with "
             f"{'/'.join(SPLITS)} splits (expected "
-            f"{os.path.join(data_dir, 'OCT2017', 'train', 'CNV', '*.jpeg')}). "
-            f"Download it with {errors.DOWNLOAD_OCT}.", path=data_dir)
+            f"{os.path.join(data_dir, 'OCT2017', 'train', 'CNV', '*.jpeg')}) "
+            f"and no CLASS/*.jpeg folders. Download it with {errors.DOWNLOAD_OCT}.",
+            path=data_dir)
     found.sort()
     root = found[0][2]
     if len(found) > 1:

@@ -19,6 +19,7 @@ from typing import Any, Dict, Optional
 
 import tensorflow as tf
 
+from estimator_lib.datasets import errors
 from estimator_lib.datasets.errors import BadDataError
 
 FORMAT_VERSION = 1
@@ -103,8 +104,8 @@ def read_metadata(output_dir: str, name: str) -> Dict[str, Any]:
     if not os.path.isfile(path):
         raise BadDataError(
             f"No TFRecord conversion {name!r} in {output_dir}: {path} is "
-            "missing (the conversion did not finish, or never ran). Run "
-            "convert_folder_to_tfrecords first.", path=path)
+            "missing (the conversion did not finish, or never ran). Write it "
+            f"with {errors.CONVERT_TO_TFRECORDS}.", path=path)
     try:
         with open(path) as f:
             metadata = json.load(f)

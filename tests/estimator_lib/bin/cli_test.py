@@ -227,9 +227,12 @@ class CommandLineWordsTest(tf.test.TestCase):
             self.assertEqual(
                 cli.for_the_command_line(
                     f"x.jpeg is bad. {errors.SKIP_BAD_FILES} to leave such files out. Or "
-                    f"{errors.DOWNLOAD_OCT}, or ({errors.USE_SYNTHETIC})."),
+                    f"{errors.DOWNLOAD_OCT}, or ({errors.USE_SYNTHETIC}). Write it with "
+                    f"{errors.CONVERT_TO_TFRECORDS}."),
                 "x.jpeg is bad. Pass --on_bad_file=skip to leave such files out. Or python -m "
-                "estimator_lib.bin.download_oct --data_dir=/data/oct, or (--dataset=synthetic).")
+                "estimator_lib.bin.download_oct --data_dir=/data/oct (add --synthetic_sample "
+                "for a small offline sample), or (--dataset=synthetic). Write it with python -m "
+                "estimator_lib.bin.make_tfrecords --data_dir=IMAGES --output_dir=/data/oct.")
 
     def test_each_flag_belongs_to_a_binary(self):
         owners = cli.flag_owners()

@@ -114,8 +114,11 @@ class BeforeTensorFlowTest(tf.test.TestCase):
         for key, binary in (("train_missing", "train"),
                             ("tfrecords_missing", "make_tfrecords"),
                             ("input_missing", "input_benchmark")):
-            self._assert_error(key, 2, f"estimator_lib.bin.{binary}: error: "
-                                       f"--data_dir={self.missing} does not exist.")
+            self._assert_error(
+                key, 2, f"estimator_lib.bin.{binary}: error: --data_dir={self.missing} does "
+                "not exist; expected a folder of CLASS/*.jpeg images or an OCT2017 download "
+                "(python -m estimator_lib.bin.download_oct --data_dir=DIR --synthetic_sample "
+                "writes a small one).")
 
     def test_a_missing_data_dir_flag_exits_2(self):
         self._assert_error(

@@ -138,8 +138,9 @@ class FirstHourTest(tf.test.TestCase):
 
     def test_remedies_are_named_as_commands(self):
         line = self._error_line("no_oct", 1)
-        self.assertIn(f"Download it with python -m estimator_lib.bin.download_oct "
-                      f"--data_dir={self.empty}.", line)
+        self.assertIn(f"and no CLASS/*.jpeg folders. Download it with python -m "
+                      f"estimator_lib.bin.download_oct --data_dir={self.empty} (add "
+                      f"--synthetic_sample for a small offline sample).", line)
         self.assertNotIn("download_oct(data_dir)", line)
 
     def test_unwritable_model_dir_is_one_line(self):
@@ -152,17 +153,29 @@ class FirstHourTest(tf.test.TestCase):
                          rf"^estimator_lib.bin.train: error: model_dir {self.locked} is in use "
                          rf"by another training \(pid {os.getpid()} on ")
 
-    def test_a_corrupt_jpeg_is_named(self):
+    def test_a_corrupt_jpeg_is_named_when_the_folder_is_scanned(self):
         self.assertEqual(
             self._error_line("corrupt", 1),
-            f"estimator_lib.bin.train: error: {self.corrupt} is a bad image: corrupt JPEG "
-            f"(its header and end are intact, its data is not); training stopped. Pass "
-            f"--on_bad_file=skip to leave such files out.")
+            f"estimator_lib.bin.train: error: {self.corrupt} is a bad image: corrupt JPEG. "
+            f"Pass --on_bad_file=skip to leave such files out.")
+        _, _, err = self.results["corrupt"]
+        self.assertNotIn("JPEG data", err)  # libjpeg's own `Corrupt JPEG data: ...` lines.
+        self.assertNotIn("Unsupported marker", err)
+        self.assertNotIn("loss = ", err)  # Found before training started.
 
-    def test_a_corrupt_jpeg_is_skipped_with_on_bad_file_skip(self):
+    def test_a_corrupt_jpeg_is_skipped_named_and_counted_with_on_bad_file_skip(self):
         code, out, err = self.results["corrupt_skipped"]
         self.assertEqual(code, 0, err[-3000:])
         self.assertIn("global step now 3", out)
+        # 2 per class in train, the corrupt file left out: 8 images.
+        self.assertIn(f"  skipped        1 bad file(s) left out, 8 training images used: "
+                      f"{self.corrupt} (corrupt JPEG)\n", out)
+        self.assertIn(f"; skipped 1 (1 corrupt JPEG): {self.corrupt} (corrupt JPEG).", err)
+        train_dir = os.path.dirname(os.path.dirname(self.corrupt))
+        self.assertIn(f"Data: oct (8 training images in {train_dir}, resized to 32x32; 1 bad "
+                      f"file(s) left out: {self.corrupt} (corrupt JPEG))", err)
+        self.assertNotIn("JPEG data", err)
+        self.assertNotIn("Unsupported marker", err)
 
     def test_a_plain_class_folder_trains_and_evaluates(self):
         code, out, err = self.results["plain"]

@@ -106,6 +106,8 @@ class JobSummary:
     task: str = "chief"
     # The global step this run started from (> 0: it resumed a model_dir).
     start_step: int = 0
+    # What --on_bad_file=skip left out, by name and count ('' when nothing).
+    skipped: str = ""
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -136,6 +138,7 @@ class JobSummary:
             f"  global batch   {self.global_batch} (--batch_size_scope="
             f"{self.batch_size_scope})",
             f"  steps          {self._steps()}",
+        ] + ([f"  skipped        {self.skipped}"] if self.skipped else []) + [
             f"  accuracy       {accuracy}",
             f"  examples/sec   {rate}",
             f"  train time     {self.train_secs:.1f} s",
@@ -338,7 +341,8 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         accuracy=_float(results.get("accuracy")), eval_loss=_float(results.get("loss")),
         eval_split=inputs.eval_split if results else None, train_secs=train_secs,
         total_secs=time.time() - start, model_dir=estimator.model_dir,
-        export_path=export_path, workers=setup.workers, task=task, start_step=already)
+        export_path=export_path, workers=setup.workers, task=task, start_step=already,
+        skipped=inputs.skipped)
     filename = SUMMARY_FILENAME if writer else summary_filename(task)
     with open(os.path.join(estimator.model_dir, filename), "w", encoding="utf-8") as f:
         json.dump(summary.to_dict(), f, indent=2, sort_keys=True)
@@ -361,7 +365,8 @@ def _check_writable(model_dir: Optional[str]) -> None:
     except OSError as error:
         raise model_dir_lock.ModelDirNotWritableError(
             f"Cannot write into --model_dir={model_dir} ({error.strerror}). Training needs a "
-            "writable model_dir for its checkpoints.") from None
+            "writable model_dir for its checkpoints: pass --model_dir=DIR, a folder you can "
+            "write.") from None
 
 
 def _train_naming_bad_files(estimator, inputs: inputs_lib.Inputs, steps: int,

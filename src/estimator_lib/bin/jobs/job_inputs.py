@@ -10,6 +10,7 @@ import os
 from typing import Callable, Optional, Tuple
 
 from estimator_lib.datasets import fashion_mnist
+from estimator_lib.datasets import folder_scan
 from estimator_lib.datasets import make_tfrecord_input_fn
 from estimator_lib.datasets import oct_folder
 from estimator_lib.datasets import pipeline
@@ -34,6 +35,8 @@ class Inputs:
     image_shape: Tuple[int, int, int]
     num_classes: int
     description: str
+    # The files on_bad_file='skip' left out, by count and name (oct); '' when none.
+    skipped: str = ""
 
 
 def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
@@ -60,7 +63,8 @@ def make_inputs(dataset: str, *, data_dir: Optional[str] = None,
         ValueError: If `dataset` is unknown.
     """
     if data_dir and not os.path.isdir(data_dir):
-        raise BadDataError(f"--data_dir={data_dir} does not exist.", path=data_dir)
+        what = "is a file, not a folder" if os.path.exists(data_dir) else "does not exist"
+        raise BadDataError(f"--data_dir={data_dir} {what}.", path=data_dir)
     batch = dict(batch_size=batch_size, global_batch_size=global_batch_size)
     if dataset in ("synthetic", "fashion_mnist"):
         return _fashion_mnist(dataset, data_dir, batch, eval_batch_size, seed, feature_key)
@@ -92,9 +96,11 @@ def _fashion_mnist(dataset, data_dir, batch, eval_batch_size, seed, feature_key)
 
 def _oct(data_dir, batch, eval_batch_size, image_size, seed, on_bad_file) -> Inputs:
     # OCT2017/split/CLASS/*.jpeg, or a plain CLASS/*.jpeg folder split by a seeded draw.
+    # Every image is decoded once while the folders are scanned (verify='decode'): a
+    # corrupt one is named (or, with 'skip', counted and left out) before training.
     train = oct_folder.make_input_fn(data_dir, split="train", mode=pipeline.TRAIN,
                                      image_size=image_size, seed=seed,
-                                     on_bad_file=on_bad_file, **batch)
+                                     on_bad_file=on_bad_file, verify="decode", **batch)
     evaluate, eval_split = None, None
     present = oct_folder.available_splits(data_dir)
     for split in EVAL_SPLITS:
@@ -102,14 +108,20 @@ def _oct(data_dir, batch, eval_batch_size, image_size, seed, on_bad_file) -> Inp
             continue
         evaluate = oct_folder.make_input_fn(data_dir, split=split, mode=pipeline.EVAL,
                                             image_size=image_size, batch_size=eval_batch_size,
-                                            on_bad_file=on_bad_file)
+                                            on_bad_file=on_bad_file, verify="decode")
         eval_split = split
         break
     count = len(train.listing.files)
+    skipped = tuple(dict.fromkeys(train.listing.skipped + (
+        evaluate.listing.skipped if evaluate is not None else ())))
+    names = folder_scan.skipped_names(skipped)
     return Inputs(train, evaluate, eval_split, count, (image_size, image_size, 3),
                   len(oct_folder.CLASS_NAMES),
                   f"oct ({count} training images in {train.listing.folder}, resized to "
-                  f"{image_size}x{image_size})")
+                  f"{image_size}x{image_size}"
+                  f"{f'; {len(skipped)} bad file(s) left out: {names}' if skipped else ''})",
+                  f"{len(skipped)} bad file(s) left out, {count} training images used: "
+                  f"{names}" if skipped else "")
 
 
 def _tfrecords(data_dir, batch, eval_batch_size, image_size, seed) -> Inputs:
