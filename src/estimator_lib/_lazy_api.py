@@ -118,8 +118,8 @@ _route_assignments = module_attributes.Assignments()
 def keras_lib_model_to_estimator(*args, **kwargs):
     """`tensorflow_estimator.python.estimator.keras_lib.model_to_estimator`, as tf_keras
     calls it (the v1 Estimator unless `use_v2_estimator`)."""
-    from estimator_lib.legacy import aliases  # pylint: disable=import-outside-toplevel
-    return aliases.keras_lib_model_to_estimator(*args, **kwargs)
+    from estimator_lib.legacy import keras_lib  # pylint: disable=import-outside-toplevel
+    return keras_lib.model_to_estimator(*args, **kwargs)
 
 
 def _route_module() -> types.ModuleType:
