@@ -50,13 +50,6 @@ class JobShape:
     session_config: tf.compat.v1.ConfigProto
     master: str
 
-    @property
-    def saves_on_create(self) -> bool:
-        """The chief saves a checkpoint when its session starts, except in a
-        multi-worker job, where a save by the chief alone would run collectives the
-        workers do not (the original's rule)."""
-        return self.mode != MULTI_WORKER
-
     def describe(self) -> str:
         """One line for the logs: mode, strategy, roles."""
         strategy = type(self.strategy).__name__ if self.strategy is not None else "none"

@@ -73,8 +73,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, hooks: Sequence,
             config=config, spec=spec,
             step=training_util._get_or_create_global_step_read(),  # pylint: disable=protected-access
             input_hooks=input_hooks, user_hooks=hooks, steps=steps, max_steps=max_steps,
-            saving_listeners=saving_listeners if job.writes else (), loop=loop,
-            save_on_create=job.saves_on_create)
+            saving_listeners=saving_listeners if job.writes else (), loop=loop)
 
         # 3. The session, and 4. the steps.
         if job.mode == job_shape.PARAMETER_SERVER:

@@ -30,7 +30,7 @@ class JobShapeTest(tf.test.TestCase):
         self.assertIsNone(job.strategy)
         self.assertIsNone(job.device_fn)
         self.assertIsNone(job.cluster)
-        self.assertTrue(job.initializes and job.writes and job.saves_on_create)
+        self.assertTrue(job.initializes and job.writes)
         self.assertIs(job.session_config, session_config)
 
     def test_an_in_process_strategy_gives_the_session_its_devices(self):
