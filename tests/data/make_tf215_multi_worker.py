@@ -24,6 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 OUTPUT = os.path.join(HERE, "tf215_multi_worker.json")
 PROGRAM = os.path.join(ROOT, "tests", "estimator_lib", "distribute", "multi_worker",
                        "program.py")
+sys.path.insert(0, ROOT)
+
+from tests.estimator_lib.distribute.multi_worker import launch  # noqa: E402  (stdlib only)
 
 # name: (cluster jobs with their task counts, the tasks started: the cluster's and any
 # evaluator). Workers only is the layout of TensorFlow's "Multi-worker training with
@@ -66,8 +69,6 @@ def cluster_of(jobs, free_port):
 
 
 def _record(layout):
-    sys.path.insert(0, ROOT)
-    from tests.estimator_lib.distribute.multi_worker import launch  # pylint: disable=import-outside-toplevel
     jobs, tasks = LAYOUTS[layout]
     with tempfile.TemporaryDirectory() as model_dir, \
             tempfile.TemporaryDirectory() as out_dir:
