@@ -12,8 +12,8 @@ import json
 import os
 import tempfile
 
-import tensorflow as tf
 from absl.testing import parameterized
+import tensorflow as tf
 
 from estimator_lib import compat
 from estimator_lib.export import receivers
