@@ -58,7 +58,12 @@ def main(names):
     if names and os.path.exists(OUT):
         with open(OUT) as f:
             record = json.load(f)
-    work = tempfile.mkdtemp()
+    with tempfile.TemporaryDirectory() as work:
+        _record(cases, work, record)
+    write(record)
+
+
+def _record(cases, work, record):
     for case in cases:
         print(case["name"], flush=True)
         try:
@@ -69,7 +74,6 @@ def main(names):
             print("FAILED", case["name"], repr(e), flush=True)
             continue
         record["results"][case["name"]] = dict(case=case, **result)
-    write(record)
 
 
 if __name__ == "__main__":
