@@ -1,9 +1,9 @@
 """Builds and trains the trajectory cases, alike on the original and here.
 
 Each case trains `STEPS` steps from fixed initial weights on fixed, unshuffled
-data in a single-threaded session; `run` returns the [sum, sum |v|, sum v²] of
-every variable at the end of training (a hook reads them; optimizer slots
-included) and, for the cases marked `evaluate`, the `evaluate()` dict.
+data in a single-threaded session; `run` returns the `checksum` of every variable
+when the session starts and at the end of training (a hook reads them; optimizer
+slots included) and, for the cases marked `evaluate`, the `evaluate()` dict.
 
 How the start is made identical: a canned estimator's model_fn is called once in
 PREDICT mode in a throw-away graph to learn its trainable variables (the
@@ -280,32 +280,48 @@ def build(case, model_dir, start=None):
 
 
 def checksum(value):
-    """[sum, sum of |v|, sum of v²] of a variable's value, in float64."""
+    """[sum, sum of |v|, sum of v², digest] of a variable's value, in float64.
+
+    The digest, the dot product of the flattened value with a fixed random vector
+    (standard normal, `numpy.random.RandomState(size)`), depends on where each
+    element is: swapped elements change it, the other three not."""
     value = np.asarray(value, dtype=np.float64)
-    return [float(value.sum()), float(np.abs(value).sum()), float((value ** 2).sum())]
+    weights = np.random.RandomState(value.size).standard_normal(value.size)
+    return [float(value.sum()), float(np.abs(value).sum()), float((value ** 2).sum()),
+            float(value.ravel() @ weights)]
 
 
-class _FinalValues(tf.compat.v1.train.SessionRunHook):
-    """Reads every global variable when training ends (no checkpoint needed)."""
+class _Values(tf.compat.v1.train.SessionRunHook):
+    """Reads every global variable when the session starts and when training ends (no
+    checkpoint needed)."""
 
     def __init__(self):
+        self.initial = {}
         self.values = {}
 
     def begin(self):
         self._variables = tf.compat.v1.global_variables()
 
-    def end(self, session):
+    def _checksums(self, session):
         values = session.run(self._variables)
-        self.values = {v.op.name: checksum(value) for v, value in zip(self._variables, values)
-                       if np.asarray(value).dtype.kind in "fiub"}
+        return {v.op.name: checksum(value) for v, value in zip(self._variables, values)
+                if np.asarray(value).dtype.kind in "fiub"}
+
+    def after_create_session(self, session, coord):
+        del coord
+        self.initial = self._checksums(session)
+
+    def end(self, session):
+        self.values = self._checksums(session)
 
 
 def run(case, work_dir, start=None):
     """Trains the case `STEPS` steps; returns its variable checksums (and evaluate())."""
     estimator, start = build(case, os.path.join(work_dir, case["name"]), start)
-    final = _FinalValues()
-    estimator.train(cases.input_fn(case, train=True), steps=cases.STEPS, hooks=[final])
-    result = {"variables": dict(sorted(final.values.items()))}
+    values = _Values()
+    estimator.train(cases.input_fn(case, train=True), steps=cases.STEPS, hooks=[values])
+    result = {"variables": dict(sorted(values.values.items())),
+              "initial": dict(sorted(values.initial.items()))}
     if start is not None:
         result["start"] = {name: list(shape) for name, shape in sorted(start.items())}
     if case["evaluate"]:

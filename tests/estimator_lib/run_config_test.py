@@ -172,6 +172,65 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         self.assertIs(config.train_distribute, strategy)
 
 
+class ChieflessClusterTest(parameterized.TestCase, tf.test.TestCase):
+    """As the original: with a non-TPU strategy, a cluster of workers only is accepted
+    and worker 0 is its chief (TensorFlow's multi-worker tutorial lays jobs out so)."""
+
+    _WORKERS = {"worker": ["host0:2222", "host1:2222", "host2:2222"]}
+
+    def _config(self, cluster, task_type, index, strategy=None):
+        with _with_tf_config({"cluster": cluster, "task": {"type": task_type, "index": index}}):
+            return el.RunConfig(
+                train_distribute=strategy or tf.distribute.OneDeviceStrategy("/cpu:0"))
+
+    @parameterized.parameters((0, True, "grpc://host0:2222"), (1, False, "grpc://host1:2222"),
+                              (2, False, "grpc://host2:2222"))
+    def test_worker_0_is_the_chief(self, index, is_chief, master):
+        config = self._config(self._WORKERS, "worker", index)
+        self.assertEqual((config.task_type, config.task_id), ("worker", index))
+        self.assertEqual(config.is_chief, is_chief)
+        self.assertEqual(config.master, master)
+        self.assertEqual(config.num_worker_replicas, 3)
+        self.assertEqual(config.num_ps_replicas, 0)
+        self.assertEqual(config.global_id_in_cluster, index)
+        self.assertEqual(config.cluster_spec.as_dict(), self._WORKERS)
+
+    def test_an_evaluator_beside_workers_only(self):
+        config = self._config(self._WORKERS, "evaluator", 0)
+        self.assertEqual(config.task_type, "evaluator")
+        self.assertFalse(config.is_chief)
+        self.assertEqual(config.cluster_spec.as_dict(), {})
+
+    def test_a_chief_stays_the_chief(self):
+        cluster = {"chief": ["host9:2222"], **self._WORKERS}
+        self.assertTrue(self._config(cluster, "chief", 0).is_chief)
+        worker = self._config(cluster, "worker", 0)
+        self.assertFalse(worker.is_chief)
+        self.assertEqual((worker.num_worker_replicas, worker.global_id_in_cluster), (4, 1))
+
+    def test_without_a_strategy_a_chief_is_needed(self):
+        with _with_tf_config({"cluster": self._WORKERS, "task": {"type": "worker", "index": 0}}):
+            with self.assertRaisesRegex(ValueError, 'must have one "chief" node.*'
+                                        "MultiWorkerMirroredStrategy"):
+                el.RunConfig()
+
+    def test_a_tpu_strategy_or_a_master_job_keeps_the_chief_rule(self):
+        class TPUStrategyV2(tf.distribute.OneDeviceStrategy):
+            pass
+
+        with self.assertRaisesRegex(ValueError, 'must have one "chief" node'):
+            self._config(self._WORKERS, "worker", 0, TPUStrategyV2("/cpu:0"))
+        # A legacy `master` is the chief, strategy or not (the original's rule for it).
+        self.assertFalse(self._config({"master": ["a:1"], "worker": ["b:1"]}, "worker", 0)
+                         .is_chief)
+
+    def test_still_one_chief_at_most_and_tasks_in_range(self):
+        with self.assertRaisesRegex(ValueError, 'only one "chief" node'):
+            self._config({"chief": ["a:1", "b:1"]}, "chief", 0)
+        with self.assertRaisesRegex(ValueError, "3 is not a valid task_id"):
+            self._config(self._WORKERS, "worker", 3)
+
+
 class RunConfigAttributesAndSubclassesTest(tf.test.TestCase):
     """As the original's properties: fields read-only, other attributes free, subclasses."""
 

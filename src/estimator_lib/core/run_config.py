@@ -107,7 +107,8 @@ class RunConfig:
         self._validate()
         for strategy in (self.train_distribute, self.eval_distribute):
             _check_strategy(strategy)
-        self.__dict__["_cluster"] = cluster_settings(tf_config)
+        self.__dict__["_cluster"] = cluster_settings(
+            tf_config, chief_optional=self._coordinated_by_strategy())
         for strategy in (self.train_distribute, self.eval_distribute):
             _check_ps_strategy(strategy, self.num_ps_replicas)
         if self.session_config is None and self.cluster_spec.as_dict() and (
@@ -117,6 +118,15 @@ class RunConfig:
                 self.task_type, self.task_id)
         if self.train_distribute is not None or self.eval_distribute is not None:
             tf.compat.v1.logging.info("Initializing RunConfig with distribution strategies.")
+
+    def _coordinated_by_strategy(self) -> bool:
+        """A non-TPU strategy coordinates the job: the cluster may then lack a chief
+        (worker 0 acts as chief), as the original's distribute coordinator accepted.
+        The v1 ParameterServerStrategy runs as no strategy does (it needs a chief)."""
+        return any(
+            strategy is not None and not _is_v1_ps_strategy(strategy)
+            and not type(strategy).__name__.startswith("TPUStrategy")
+            for strategy in (self.train_distribute, self.eval_distribute))
 
     def _normalise(self):
         """Resolves the checkpoint cadence defaults and `experimental_distribute`."""

@@ -80,14 +80,16 @@ def local_settings(tf_config) -> ClusterSettings:
         num_worker_replicas=1, global_id_in_cluster=0, service=tf_config.get("service"))
 
 
-def _task_from(cluster_spec, task, chief_type):
+def _task_from(cluster_spec, task, chief_type, chief_optional=False):
     # In the original's order: the chief count, then the task. Task types other than the
     # known ones are accepted as workers of their own job, as the original did.
-    if chief_type not in cluster_spec.jobs:
+    if chief_type not in cluster_spec.jobs and not chief_optional:
         raise ValueError(
             f'If "cluster" is set in TF_CONFIG, it must have one "{chief_type}" node. '
-            f"Received cluster jobs: {sorted(cluster_spec.jobs)}.")
-    if len(cluster_spec.job_tasks(chief_type)) > 1:
+            f"Received cluster jobs: {sorted(cluster_spec.jobs)}. Add a chief, or set "
+            "RunConfig(train_distribute=tf.distribute.MultiWorkerMirroredStrategy()): with a "
+            "strategy, a cluster of workers only trains, worker 0 acting as chief.")
+    if chief_type in cluster_spec.jobs and len(cluster_spec.job_tasks(chief_type)) > 1:
         raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_type}" node.')
     task_type = task.get("type")
     task_id = task.get("index")
@@ -114,8 +116,8 @@ def _task_from(cluster_spec, task, chief_type):
 
 def _global_id(cluster_spec, task_type, task_id, chief_type):
     # Chief first, then the other jobs alphabetically, parameter servers last.
-    order = [chief_type] + [j for j in sorted(cluster_spec.jobs)
-                            if j not in (chief_type, TaskType.PS)]
+    order = [j for j in [chief_type] if j in cluster_spec.jobs]
+    order += [j for j in sorted(cluster_spec.jobs) if j not in (chief_type, TaskType.PS)]
     if TaskType.PS in cluster_spec.jobs:
         order.append(TaskType.PS)
     offset = 0
@@ -126,7 +128,23 @@ def _global_id(cluster_spec, task_type, task_id, chief_type):
     raise RuntimeError(f"Task type {task_type!r} is not in the cluster {cluster_spec.as_dict()}.")
 
 
-def cluster_settings(tf_config) -> ClusterSettings:
+def _is_chief(cluster_spec, task_type, task_id, chief_type) -> bool:
+    """The chief, or, in a cluster without one, worker 0 (as TensorFlow's multi-worker
+    strategies and the original's distribute coordinator chose)."""
+    if chief_type in cluster_spec.jobs:
+        return task_type == chief_type
+    return task_type == TaskType.WORKER and task_id == 0
+
+
+def cluster_settings(tf_config, *, chief_optional: bool = False) -> ClusterSettings:
+    """The cluster and this task of `tf_config` (TF_CONFIG parsed).
+
+    Args:
+        tf_config: TF_CONFIG as a dict.
+        chief_optional: A cluster may lack a `chief` (worker 0 is then the chief), as the
+            original accepted when a strategy coordinated the job (RunConfig says when:
+            a non-TPU strategy, and no `master` job). Otherwise a cluster needs one.
+    """
     cluster = tf_config.get("cluster") or {}
     task = tf_config.get("task", {}) or {}
     service = tf_config.get("service")
@@ -144,7 +162,8 @@ def cluster_settings(tf_config) -> ClusterSettings:
                          "(name a `chief` or a legacy `master`, not both).")
     chief_type = TaskType.MASTER if TaskType.MASTER in jobs else TaskType.CHIEF
     if cluster_spec.jobs or task.get("type") != TaskType.EVALUATOR:
-        task_type, task_id = _task_from(cluster_spec, task, chief_type)
+        task_type, task_id = _task_from(cluster_spec, task, chief_type,
+                                        chief_optional and chief_type != TaskType.MASTER)
     else:
         task_type, task_id = _task_from(tf.train.ClusterSpec({chief_type: ["unused:0"]}),
                                         task, chief_type)
@@ -168,8 +187,9 @@ def cluster_settings(tf_config) -> ClusterSettings:
         master = "grpc://" + cluster_spec.job_tasks(task_type)[task_id]
     return ClusterSettings(
         cluster_spec=cluster_spec, task_type=task_type, task_id=task_id,
-        is_chief=task_type == chief_type, master=master, evaluation_master="",
-        num_ps_replicas=len(cluster.get(TaskType.PS, [])),
-        num_worker_replicas=len(cluster.get(TaskType.WORKER, [])) + 1,
+        is_chief=_is_chief(cluster_spec, task_type, task_id, chief_type), master=master,
+        evaluation_master="", num_ps_replicas=len(cluster.get(TaskType.PS, [])),
+        num_worker_replicas=len(cluster.get(TaskType.WORKER, [])) + len(
+            cluster.get(chief_type, [])),
         global_id_in_cluster=_global_id(cluster_spec, task_type, task_id, chief_type),
         service=service)

@@ -173,13 +173,6 @@ class JobShape:
     def is_evaluator(self) -> bool:
         return self.role is not None and self.role.is_evaluator
 
-    @property
-    def saves_on_create(self) -> bool:
-        """The chief saves a checkpoint when its session starts, except in a
-        multi-worker job, where a save by the chief alone would run collectives the
-        workers do not (the original's rule)."""
-        return self.mode != MULTI_WORKER
-
     def describe(self) -> str:
         """One line for the logs: mode, strategy, roles."""
         strategy = type(self.strategy).__name__ if self.strategy is not None else "none"

@@ -131,10 +131,17 @@ def build_parsing_serving_input_receiver_fn(feature_spec: Mapping,
     return serving_input_receiver_fn
 
 
-def _placeholder_like(tensor, default_batch_size, name):
-    shape = tensor.shape
-    if shape.rank:
-        shape = [default_batch_size] + shape.as_list()[1:]
+def _placeholder_like(tensor, default_batch_size):
+    """A placeholder of `tensor`'s dtype, as the original's: the shape is
+    `[default_batch_size] + tensor.shape[1:]` (a scalar gets a batch dimension:
+    `[None]`); the name is the op name of a graph tensor, TensorFlow's default for an
+    eager one. A SparseTensor gets a sparse placeholder of that shape (the original made
+    a dense one, which no SparseTensor could be fed to)."""
+    shape = tf.TensorShape([default_batch_size]).concatenate(tensor.shape[1:])
+    try:
+        name = tensor.op.name
+    except AttributeError:  # An eager tensor has no op.
+        name = None
     if isinstance(tensor, tf.SparseTensor):
         return tf.compat.v1.sparse_placeholder(dtype=tensor.dtype, shape=shape, name=name)
     return tf.compat.v1.placeholder(dtype=tensor.dtype, shape=shape, name=name)
@@ -146,10 +153,10 @@ def build_raw_serving_input_receiver_fn(features: Union[Mapping, tf.Tensor],
 
     def serving_input_receiver_fn():
         if isinstance(features, Mapping):
-            receivers = {name: _placeholder_like(t, default_batch_size, name)
+            receivers = {name: _placeholder_like(t, default_batch_size)
                          for name, t in features.items()}
             return ServingInputReceiver(receivers, dict(receivers))
-        receiver = _placeholder_like(features, default_batch_size, SINGLE_RECEIVER_DEFAULT_NAME)
+        receiver = _placeholder_like(features, default_batch_size)
         return TensorServingInputReceiver(receiver, {SINGLE_RECEIVER_DEFAULT_NAME: receiver})
 
     return serving_input_receiver_fn
@@ -193,10 +200,9 @@ def build_raw_supervised_input_receiver_fn(features, labels,
 
     def placeholders(value, single_name):
         if isinstance(value, Mapping):
-            made = {name: _placeholder_like(t, default_batch_size, name)
-                    for name, t in value.items()}
+            made = {name: _placeholder_like(t, default_batch_size) for name, t in value.items()}
             return made, made
-        made = _placeholder_like(value, default_batch_size, single_name)
+        made = _placeholder_like(value, default_batch_size)
         return made, {single_name: made}
 
     def supervised_input_receiver_fn():

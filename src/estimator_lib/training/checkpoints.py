@@ -24,14 +24,12 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
     lines and files as `tf.compat.v1.train.CheckpointSaverHook` (which is what
     `estimator_lib.CheckpointSaverHook` is, for users' own hooks), and also: the
     graph serialised once, `.meta` written atomically, an error naming the
-    newest complete checkpoint when the disk refuses a save, and no save at session
-    creation in multi-worker jobs (`save_on_create=False`).
+    newest complete checkpoint when the disk refuses a save.
     """
 
     def __init__(self, checkpoint_dir: str, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename: str = "model.ckpt", scaffold=None,
-                 listeners: Optional[Iterable] = None, save_graph_def: bool = True,
-                 save_on_create: bool = True):
+                 listeners: Optional[Iterable] = None, save_graph_def: bool = True):
         logging.info("Create CheckpointSaverHook.")
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
@@ -43,10 +41,6 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
                                                            every_steps=save_steps)
         self._listeners = list(listeners or [])
         self._save_graph_def = save_graph_def
-        # Multi-worker training turns this off: a step-0 checkpoint written while
-        # another worker is still starting would be restored by it alone, and the
-        # workers' variables (and collectives) would no longer match.
-        self._save_on_create = save_on_create
         self._meta_graph_def = None
         self._global_step_tensor = None
         self._summary_writer = None
@@ -72,8 +66,10 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
             self._summary_writer.add_event(
                 tf.compat.v1.Event(graph_def=graph_def.SerializeToString()))
             self._summary_writer.add_meta_graph(self._meta_graph_def)
-        if self._save_on_create:
-            self._save(session, global_step)
+        # In a multi-worker job too, as the original (model.ckpt-0): no other worker
+        # can restore it instead of initialising, since the chief's initialisation
+        # (a broadcast every worker joins) ends before this save.
+        self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
 
     def before_run(self, run_context):

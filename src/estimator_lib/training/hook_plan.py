@@ -51,8 +51,7 @@ class HookPlan:
 
 def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
          input_hooks: Sequence, user_hooks: Sequence, steps: Optional[int],
-         max_steps: Optional[int], saving_listeners: Sequence, loop=None,
-         save_on_create: bool = True) -> HookPlan:
+         max_steps: Optional[int], saving_listeners: Sequence, loop=None) -> HookPlan:
     """The hooks of a training run, as the original Estimator assembled them.
 
     Args:
@@ -64,8 +63,6 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
         steps, max_steps: train()'s stop condition; a StopAtStepHook when either is set.
         saving_listeners: CheckpointSaverListeners for the checkpoint saver hook.
         loop: The steps_loop.TrainLoop when steps_per_run > 1, else None.
-        save_on_create: Whether the checkpoint hook saves when the session starts
-            (off in multi-worker jobs: see checkpoints.EstimatorCheckpointSaverHook).
 
     Returns:
         The HookPlan; logged at DEBUG. The listeners are not attached yet:
@@ -97,8 +94,7 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
         chief.append(make_saver_hook(
             config.model_dir, save_secs=config.save_checkpoints_secs,
             save_steps=config.save_checkpoints_steps, scaffold=spec.scaffold,
-            save_graph_def=config.checkpoint_save_graph_def,
-            save_on_create=save_on_create))
+            save_graph_def=config.checkpoint_save_graph_def))
         saver_hooks = chief[:1]
     if saving_listeners:
         if not saver_hooks:

@@ -54,7 +54,7 @@ def train_model(model: ModelGraph, input_fn: Callable, *, job: JobShape, hooks: 
         plan = hook_plan.plan(
             config=config, spec=spec, step=built.step, input_hooks=built.input_hooks,
             user_hooks=hooks, steps=steps, max_steps=max_steps, saving_listeners=listeners,
-            loop=built.loop, save_on_create=job.saves_on_create)
+            loop=built.loop)
         hook_plan.attach_saving_listeners(plan, listeners)
 
         # 3. The session, and 4. the steps.

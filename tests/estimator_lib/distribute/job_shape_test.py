@@ -31,7 +31,7 @@ class JobShapeTest(tf.test.TestCase):
         self.assertIsNone(job.strategy)
         self.assertIsNone(job.device_fn)
         self.assertIsNone(job.cluster)
-        self.assertTrue(job.initializes and job.writes and job.saves_on_create)
+        self.assertTrue(job.initializes and job.writes)
         self.assertIs(job.session_config, session_config)
         self.assertEqual((job.num_replicas, job.steps_per_run), (1, 1))
         self.assertIsNone(job.prepare_task)

@@ -21,16 +21,22 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(tasks, cluster, model_dir, out_dir, *args):
-    """Runs program.py once per (task_type, index); logs go to OUT_DIR/<task>.log."""
+def launch(tasks, cluster, model_dir, out_dir, *args, command=None):
+    """Runs program.py once per (task_type, index); logs go to OUT_DIR/<task>.log.
+
+    `command` (default: this Python on program.py) is what each task runs, before the
+    model_dir, out_dir and `args` (the TF 2.15 recorder runs the original this way)."""
+    command = command or [sys.executable, _PROGRAM]
     procs = {}
     for task_type, index in tasks:
-        env = dict(os.environ, PYTHONPATH=_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+        # The repository root (for tests.*), then the caller's path (its estimator_lib).
+        path = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
+        env = dict(os.environ, PYTHONPATH=path, TF_CPP_MIN_LOG_LEVEL="2",
                    TF_CONFIG=json.dumps({"cluster": cluster,
                                          "task": {"type": task_type, "index": index}}))
         log = open(os.path.join(out_dir, f"{task_type}{index}.log"), "w")
         procs[f"{task_type}{index}"] = subprocess.Popen(
-            [sys.executable, _PROGRAM, model_dir, out_dir, *args], env=env, stdout=log,
+            [*command, model_dir, out_dir, *args], env=env, stdout=log,
             stderr=subprocess.STDOUT)
     return procs
 

@@ -4,7 +4,8 @@
         python program.py MODEL_DIR OUT_DIR
 
 The same script runs on every task, as in the original's multi-worker guide.
-Each training task writes its final weights to OUT_DIR/<task>.npy.
+Each training task writes its final weights to OUT_DIR/<task>.npy, and every task
+prints `CONFIG {...}`: what `estimator.config` reports after train_and_evaluate.
 """
 
 import json
@@ -103,7 +104,15 @@ def main(model_dir, out_dir, early_stop=False, max_steps=MAX_STEPS, print_steps=
     train_spec = el.TrainSpec(input_fn, max_steps=max_steps, hooks=hooks)
     eval_spec = el.EvalSpec(input_fn, steps=None, start_delay_secs=0, throttle_secs=1)
     el.train_and_evaluate(estimator, train_spec, eval_spec)
+    print("CONFIG", json.dumps(config_view(estimator.config)), flush=True)
     print("DONE", name, flush=True)
+
+
+def config_view(config):
+    """The cluster fields of a RunConfig a program may branch on."""
+    return {"task_type": config.task_type, "task_id": config.task_id,
+            "is_chief": config.is_chief, "num_worker_replicas": config.num_worker_replicas,
+            "global_id_in_cluster": config.global_id_in_cluster}
 
 
 def _option(options, name, default):
