@@ -29,6 +29,7 @@ from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job_inputs as inputs_lib
 from estimator_lib.bin.jobs import models
+from estimator_lib.bin.jobs import train_progress
 from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
 from estimator_lib.core.run_config import get_default_session_config
@@ -282,6 +283,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     inputs = inputs_lib.make_inputs(
         config.dataset, data_dir=config.data_dir, eval_batch_size=per_replica,
         image_size=config.image_size, seed=config.seed, on_bad_file=config.on_bad_file,
+        gpu=devices.kind == "GPU",
         feature_key=models.INPUT_NAME if config.dataset in ("synthetic", "fashion_mnist")
         else None, **scoped)
     logging.info("Data: %s; global batch %s.", inputs.description, batch)
@@ -309,7 +311,8 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         logging.info("model_dir %s is already at step %d (--train_steps=%d): nothing to "
                      "train.", estimator.model_dir, already, steps)
     else:
-        _train_naming_bad_files(estimator, inputs, steps, hook)
+        _train_naming_bad_files(estimator, inputs, steps, [hook, train_progress.TrainProgressHook(
+            last_step=steps, global_batch_size=batch.size)])
     train_secs = time.time() - train_start
 
     results: Dict[str, Any] = {}
@@ -363,14 +366,14 @@ def _check_writable(model_dir: Optional[str]) -> None:
 
 
 def _train_naming_bad_files(estimator, inputs: inputs_lib.Inputs, steps: int,
-                            hook) -> None:
+                            hooks) -> None:
     """Trains; a JPEG that fails to decode mid-run is named (TF's error names no file).
 
     The folder scan checks each file's first and last bytes; corruption inside the
     data is found only when the image is decoded, in the training pipeline.
     """
     try:
-        estimator.train(inputs.train_input_fn, max_steps=steps, hooks=[hook])
+        estimator.train(inputs.train_input_fn, max_steps=steps, hooks=hooks)
     except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as error:
         listing = getattr(inputs.train_input_fn, "listing", None)
         if listing is None or "jpeg" not in str(error).lower():
