@@ -304,9 +304,9 @@ def main() -> None:
                         ("tfrecord_raw", "floor_tfrecord_raw")):
         if name in rates and floor in rates:  # Within each pass, then the median.
             ratios = [r / f for r, f in zip(rates[name], rates[floor])]
-            print(f"\n{name} / {floor}: {statistics.median(ratios):.3f} "
-                  f"({min(ratios):.3f}-{max(ratios):.3f}) by images/s, "
-                  f"{min(cpu[name]) / min(cpu[floor]):.3f} by CPU time per image")
+            print(f"\n{name} x {floor} (1.0: as fast; below: slower): "
+                  f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}) "
+                  f"by images/s, {min(cpu[floor]) / min(cpu[name]):.3f} by CPU time per image")
     if "pipeline" in rates and "tfrecord_raw" in rates:
         speedup = (statistics.median(rates["tfrecord_raw"])
                    / statistics.median(rates["pipeline"]))
