@@ -60,7 +60,7 @@ PRIVATES: List[Private] = [
     # ------------------------------------------------------------ training
     _p(_TF + "training.training_util", None,
        ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
-        "training/steps_loop.py", "training/train_model.py"),
+        "training/checkpoints.py", "training/steps_loop.py", "training/train_model.py"),
        "the global-step read collection key and its getter, which the hooks share"),
     _p(_TF + "training.training_util", "_get_or_create_global_step_read",
        ("graph/model_graph.py", "hooks/early_stopping.py", "hooks/throughput.py",
