@@ -30,7 +30,8 @@ import collections
 import threading
 
 from tensorflow.core.protobuf import config_pb2
-from tensorflow.python.client import session as session_lib  # pylint: disable=g-direct-tensorflow-import
+# pylint: disable-next=g-direct-tensorflow-import
+from tensorflow.python.client import session as session_lib
 
 # Fetch structures a session keeps callables for; beyond it, the oldest is dropped.
 _MAX_CALLABLES = 32
@@ -120,7 +121,8 @@ def _flat_run(session, fetches):
     structure or session keeps `make_callable` (module docstring)."""
     if session.sess_str:  # Remote (multi-worker, parameter servers): Session.run's path.
         return None
-    handler = session_lib._FetchHandler(session.graph, fetches, {})  # pylint: disable=protected-access
+    # pylint: disable-next=protected-access
+    handler = session_lib._FetchHandler(session.graph, fetches, {})
     tensors = handler.fetches()
     try:
         pack = _packer(handler.build_results(session, [_Slot(i) for i in range(len(tensors))]))
