@@ -104,11 +104,14 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed):
 
         def __init__(self):
             self.per_step = {"estimator_lib": [], "floor": [], "floor+fetches": []}
+            # The same in the process's CPU time (all threads): steadier on a loaded machine.
+            self.cpu_per_step = {name: [] for name in self.per_step}
             self.steps_timed = 0
             self._session = None
             self._loops = None
             self._count = 0
             self._mark = None
+            self._cpu_mark = None
 
         def after_create_session(self, session, coord):
             self._session = session
@@ -128,27 +131,29 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed):
             self._count += 1
             if self._count < warm:
                 return
-            now = time.perf_counter()
+            now, cpu_now = time.perf_counter(), time.process_time()
             if self._count == warm:
                 for loop in self._loops.values():
                     loop()  # Its first call prunes and optimises the graph: not a step.
-                self._mark = time.perf_counter()
+                self._mark, self._cpu_mark = time.perf_counter(), time.process_time()
                 timed.on = True
                 return
             if (self._count - warm) % block:
                 return
             self.per_step["estimator_lib"].append((now - self._mark) / block)
+            self.cpu_per_step["estimator_lib"].append((cpu_now - self._cpu_mark) / block)
             self.steps_timed += block
             timed.on = False
             for name, loop in self._loops.items():
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.process_time()
                 for _ in range(block):
                     loop()
                 self.per_step[name].append((time.perf_counter() - start) / block)
+                self.cpu_per_step[name].append((time.process_time() - cpu_start) / block)
             if len(self.per_step["estimator_lib"]) >= rounds:
                 run_context.request_stop()
             timed.on = True
-            self._mark = time.perf_counter()
+            self._mark, self._cpu_mark = time.perf_counter(), time.process_time()
 
     return FloorHook()
 
@@ -261,7 +266,7 @@ def measure(model, devices, args):
         restore()
     hooks_us = {key: seconds / hook.steps_timed * 1e6 for key, seconds in timed.seconds.items()}
     return {"model": model, "devices": devices, "label": label, "block": block,
-            "per_step": hook.per_step, "hooks_us": hooks_us}
+            "per_step": hook.per_step, "cpu_per_step": hook.cpu_per_step, "hooks_us": hooks_us}
 
 
 def _span(values, scale=1e6):
@@ -284,6 +289,21 @@ def report(results):
         fm, flo, fhi = _span(fetch_over)
         lines.append(f"| {r['label']} | {r['devices']} | {cells[0]} | {cells[1]} | {cells[2]} "
                      f"| {pm:.1f} ({plo:.1f}-{phi:.1f}) | +{fm:,.0f} ({flo:,.0f}-{fhi:,.0f}) |")
+    lines.append("")
+    lines.append("The same in CPU time (the process's, all threads; µs a step):")
+    lines.append("")
+    lines.append("| model | devices | floor CPU | estimator_lib CPU | overhead CPU (µs) | "
+                 "overhead CPU (%) |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for r in results:
+        est, floor = r["cpu_per_step"]["estimator_lib"], r["cpu_per_step"]["floor"]
+        over = [e - f for e, f in zip(est, floor)]
+        pct = [100 * (e - f) / f for e, f in zip(est, floor)]
+        cells = [f"{m:,.0f} ({lo:,.0f}-{hi:,.0f})" for m, lo, hi in
+                 (_span(floor), _span(est), _span(over))]
+        pm, plo, phi = _span(pct, 1)
+        lines.append(f"| {r['label']} | {r['devices']} | {cells[0]} | {cells[1]} | "
+                     f"{cells[2]} | {pm:.1f} ({plo:.1f}-{phi:.1f}) |")
     lines.append("")
     lines.append("Hooks' before_run + after_run, µs a step (estimator_lib's blocks):")
     lines.append("")

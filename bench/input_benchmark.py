@@ -27,6 +27,13 @@ written once under --data_dir) it measures images/s of:
                  num_parallel_calls
   tfrecord_jpeg  the TFRecord reader over the same JPEG bytes
   tfrecord_raw   the TFRecord reader over pre-resized uint8 pixels
+  floor          the input_fn's per-image work as plain tf.data and nothing
+                 else: file names -> map(read, decode one channel, resize,
+                 3 channels scaled; AUTOTUNE) -> batch -> prefetch(AUTOTUNE).
+                 No shuffle, no labels, no options (issue 36 part 4)
+  floor_tfrecord_jpeg, floor_tfrecord_raw  the same over the TFRecord shards:
+                 TFRecordDataset -> map(parse, decode, resize / batch then
+                 parse_example, decode_raw) with AUTOTUNE -> batch -> prefetch
 
 Variants run interleaved, --repeats rounds, after one warm-up pass each; the
 median is reported with its ratio to `raw`. Every pipeline is consumed by an
@@ -169,6 +176,40 @@ def _seed_input_fn(pattern, labels, image_size, batch_size):
     return dataset.prefetch(buffer_size=4)
 
 
+def _floor_image(contents, size):
+    image = tf.image.resize(tf.io.decode_jpeg(contents, channels=1), size)
+    return images.gray_to_channels(image, 3, scale=1 / 255.0)
+
+
+def _floor(paths, size, batch_size):
+    """Plain tf.data: decode -> resize -> batch with AUTOTUNE, nothing else."""
+    return (tf.data.Dataset.from_tensor_slices(paths)
+            .map(lambda path: (_floor_image(tf.io.read_file(path), size),),
+                 num_parallel_calls=tf.data.AUTOTUNE)
+            .batch(batch_size).prefetch(tf.data.AUTOTUNE))
+
+
+def _floor_tfrecord(records, image_format, size, batch_size):
+    """The same over TFRecord shards: parse and decode, batch, AUTOTUNE."""
+    metadata = tfrecord_reader.tfrecords.read_metadata(records, "train")
+    files = [os.path.join(records, shard["file"]) for shard in metadata["shards"]]
+    key = tfrecord_reader.tfrecords.ENCODED
+    features = {key: tfrecord_reader.tfrecords.FEATURES[key]}
+    data = tf.data.TFRecordDataset(files, num_parallel_reads=tf.data.AUTOTUNE)
+    if image_format == "jpeg":
+        return (data.map(lambda r: (_floor_image(
+                    tf.io.parse_single_example(r, features)[key], size),),
+                         num_parallel_calls=tf.data.AUTOTUNE)
+                .batch(batch_size).prefetch(tf.data.AUTOTUNE))
+
+    def parse(batch):
+        pixels = tf.io.decode_raw(tf.io.parse_example(batch, features)[key], tf.uint8)
+        pixels = tf.cast(tf.reshape(pixels, [-1, *size, 1]), tf.float32)
+        return (images.gray_to_channels(pixels, 3, scale=1 / 255.0),)
+    return (data.batch(batch_size).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+            .prefetch(tf.data.AUTOTUNE))
+
+
 def _naive(pattern, size, batch_size):
     files = tf.data.Dataset.list_files(pattern, shuffle=True)
     return files.map(_seed_map_func(list(CLASSES), size)).batch(batch_size)
@@ -182,7 +223,8 @@ def main() -> None:
     parser.add_argument("--image_size", type=int, default=224)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--variants", default="raw,pipeline,pipeline_estimator,pipeline_rgb,"
-                        "seed,naive,tfrecord_jpeg,tfrecord_raw")
+                        "seed,naive,tfrecord_jpeg,tfrecord_raw,floor,floor_tfrecord_jpeg,"
+                        "floor_tfrecord_raw")
     args = parser.parse_args()
     tf.get_logger().setLevel("ERROR")
     size = (args.image_size, args.image_size)
@@ -213,6 +255,8 @@ def main() -> None:
             pattern, list(CLASSES), size, batch))
     if "naive" in names:
         runners["naive"] = _counter(_naive(pattern, size, batch))
+    if "floor" in names:
+        runners["floor"] = _counter(_floor(paths, size, batch))
     for image_format in ("jpeg", "raw"):
         name = f"tfrecord_{image_format}"
         if name in names:
@@ -220,6 +264,10 @@ def main() -> None:
             runners[name] = _counter(tfrecord_reader.make_input_fn(
                 records, batch_size=batch, grayscale=True,
                 mode=pipeline.TRAIN, epochs=1)())
+        if f"floor_{name}" in names:
+            runners[f"floor_{name}"] = _counter(_floor_tfrecord(
+                _convert(split, args.data_dir, image_format, size), image_format, size,
+                batch))
     started = provenance.start()
     rates = {name: [] for name in runners}
     cpu = {name: [] for name in runners}
@@ -252,6 +300,13 @@ def main() -> None:
         rgb_ratio = f"{median / rgb_limit:.2f}" if rgb_limit else "-"
         print(f"| {name} | {median:,.0f} ({slowest:,.0f}-{best:,.0f}) | {ratio} | "
               f"{gray3_ratio} | {rgb_ratio} | {min(cpu[name]) * 1000:.2f} |")
+    for name, floor in (("pipeline", "floor"), ("tfrecord_jpeg", "floor_tfrecord_jpeg"),
+                        ("tfrecord_raw", "floor_tfrecord_raw")):
+        if name in rates and floor in rates:  # Within each pass, then the median.
+            ratios = [r / f for r, f in zip(rates[name], rates[floor])]
+            print(f"\n{name} x {floor} (1.0: as fast; below: slower): "
+                  f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}) "
+                  f"by images/s, {min(cpu[floor]) / min(cpu[name]):.3f} by CPU time per image")
     if "pipeline" in rates and "tfrecord_raw" in rates:
         speedup = (statistics.median(rates["tfrecord_raw"])
                    / statistics.median(rates["pipeline"]))

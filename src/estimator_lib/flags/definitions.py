@@ -64,7 +64,8 @@ WEIGHTS = absl_flags.DEFINE_string(
 IMAGE_SIZE = absl_flags.DEFINE_integer(
     "image_size", None,
     "Images are resized to image_size x image_size (oct, tfrecords, input_benchmark, "
-    "make_tfrecords). Default 224; a raw TFRecord conversion defaults to its stored size.",
+    "make_tfrecords). Default 224 (train with --dataset=oct and no GPU: 64); a raw "
+    "TFRecord conversion defaults to its stored size.",
     lower_bound=32)
 LEARNING_RATE = absl_flags.DEFINE_float(
     "learning_rate", 0.001, "Adam learning rate (the seed's 0.001).", lower_bound=0.0)

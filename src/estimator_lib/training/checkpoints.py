@@ -13,6 +13,7 @@ import os
 from typing import Iterable, Optional
 
 import tensorflow as tf
+from tensorflow.python.training import training_util  # pylint: disable=g-direct-tensorflow-import
 
 logging = tf.compat.v1.logging
 
@@ -47,7 +48,10 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
 
     def begin(self):
         self._summary_writer = tf.compat.v1.summary.FileWriterCache.get(self._checkpoint_dir)
-        self._global_step_tensor = tf.compat.v1.train.get_global_step()
+        # The one read of the global step the other hooks fetch too (as the original's
+        # hook): one fewer tensor each step than the variable's own read.
+        reads = tf.compat.v1.get_collection(training_util.GLOBAL_STEP_READ_KEY)
+        self._global_step_tensor = reads[0] if reads else tf.compat.v1.train.get_global_step()
         if self._global_step_tensor is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
         for listener in self._listeners:

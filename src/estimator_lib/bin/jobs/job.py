@@ -29,6 +29,7 @@ from estimator_lib.datasets.errors import DownloadError
 from estimator_lib.bin.jobs import devices as devices_lib
 from estimator_lib.bin.jobs import job_inputs as inputs_lib
 from estimator_lib.bin.jobs import models
+from estimator_lib.bin.jobs import train_progress
 from estimator_lib.distribute import job_shape
 from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
@@ -286,6 +287,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
     inputs = inputs_lib.make_inputs(
         config.dataset, data_dir=config.data_dir, eval_batch_size=per_replica,
         image_size=config.image_size, seed=config.seed, on_bad_file=config.on_bad_file,
+        gpu=devices.kind == "GPU",
         feature_key=models.INPUT_NAME if config.dataset in ("synthetic", "fashion_mnist")
         else None, **scoped)
     logging.info("Data: %s; global batch %s.", inputs.description, batch)
@@ -314,7 +316,8 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         logging.info("model_dir %s is already at step %d (--train_steps=%d): nothing to "
                      "train.", estimator.model_dir, already, steps)
     else:
-        _train_naming_bad_files(estimator, inputs, steps, hook)
+        _train_naming_bad_files(estimator, inputs, steps, [hook, train_progress.TrainProgressHook(
+            last_step=steps, global_batch_size=batch.size)])
     train_secs = time.time() - train_start
 
     results: Dict[str, Any] = {}
@@ -370,14 +373,11 @@ def _check_writable(model_dir: Optional[str]) -> None:
 
 
 def _train_naming_bad_files(estimator, inputs: inputs_lib.Inputs, steps: int,
-                            hook) -> None:
-    """Trains; a JPEG that fails to decode mid-run is named (TF's error names no file).
-
-    The folder scan checks each file's first and last bytes; corruption inside the
-    data is found only when the image is decoded, in the training pipeline.
-    """
+                            hooks) -> None:
+    """Trains; a JPEG that fails to decode mid-run (changed since the scan decoded it)
+    is named: TensorFlow's error names no file."""
     try:
-        estimator.train(inputs.train_input_fn, max_steps=steps, hooks=[hook])
+        estimator.train(inputs.train_input_fn, max_steps=steps, hooks=hooks)
     except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as error:
         listing = getattr(inputs.train_input_fn, "listing", None)
         if listing is None or "jpeg" not in str(error).lower():

@@ -12,7 +12,8 @@ from typing import Callable, Optional, TextIO
 Clock = Callable[[], float]
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """`0:43`, `12:05` or `1:02:03` (hours only when there are any)."""
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
@@ -44,8 +45,8 @@ class ProgressDisplay:
         elapsed = max(now - self._start, 1e-9)
         rate = done / elapsed
         left = (total - done) / rate if done and rate > 0 else None
-        tail = (f", {_duration(left)} left" if left is not None and done < total else
-                f", {_duration(elapsed)}" if done >= total else "")
+        tail = (f", {duration(left)} left" if left is not None and done < total else
+                f", {duration(elapsed)}" if done >= total else "")
         return (f"{self._label} [{'#' * filled}{'-' * (self._width - filled)}] "
                 f"{fraction:4.0%} {done:,}/{total:,} {self._unit}, {rate:,.0f}/s{tail}")
 
