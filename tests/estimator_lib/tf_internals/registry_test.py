@@ -36,6 +36,8 @@ _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
 # TensorFlow's or the user's: (file, "object.attribute" as written).
 _OWN_WRITES = {
     ("_lazy_api.py", "package.*"),  # estimator_lib's own module: names loaded on first use
+    ("_lazy_api.py", "keras_lib.model_to_estimator"),  # the keras_lib route's modules,
+    ("_lazy_api.py", "route.keras_lib"),  # made by us
     ("graph/inputs.py", "_wanted.value"),  # our threading.local
     ("training/preemption.py", "request.previous"),  # our StopRequest
     ("training/preemption.py", "request.signum"),
@@ -53,19 +55,14 @@ _OWN_WRITES = {
     ("legacy/aliases.py", "module.__spec__"),
     ("legacy/aliases.py", "module.__package__"),
     ("legacy/aliases.py", "module.__path__"),
-    ("legacy/aliases.py", "result.__class__"),
-    ("legacy/aliases.py", "module.*"),
-    ("legacy/aliases.py", "parent.*"),
     ("legacy/aliases.py", "modules[parent].*"),
+    ("legacy/aliases.py", "modules[path].*"),  # the alias modules build_tree() makes
+    ("legacy/keras_lib.py", "result.__class__"),  # our Estimator, as our v1 class
     ("legacy/estimator_export.py", "func.*"),  # the decorated function: its API names
     ("legacy/estimator_export.py", "module.*"),
-    ("legacy/module_aliases.py", "module.__path__"),
-    ("legacy/module_aliases.py", "module.__package__"),
-    ("legacy/original_paths.py", "target.*"),  # our alias modules
     ("legacy/runner.py", "sys.argv"),  # the legacy script runs as __main__ with its argv
     ("core/run_config.py", "RunConfig.*"),  # our class's field properties
     ("distribute/cluster_wait.py", "initialize_multi_worker.bounded_by_estimator_lib"),
-    ("distribute/strategies.py", "_replica_call.conversion"),  # our function
     ("bin/train.py", "logger.propagate"),  # a binary owns its process's logging
     ("bin/jobs/job.py", "session_config.graph_options.optimizer_options.global_jit_level"),
 }
