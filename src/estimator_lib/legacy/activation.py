@@ -63,7 +63,7 @@ def pth_path(site_dir: Optional[str] = None) -> str:
 # that answers None at once for every name but three, and on the first import of one of
 # those loads the hook (activation_hook.py, by path: not through the package, which
 # would load TensorFlow) and hands the import to it. Compiling the hook at every start
-# would cost ~1-20 ms where bytecode is not cached; the stub costs ~0.1 ms.
+# would cost ~1-20 ms where bytecode is not cached; the stub costs ~0.4 ms.
 _STUB = """\
 class EstimatorLibActivationStub:
     def find_spec(self, name, path=None, target=None):

@@ -6,7 +6,7 @@ at every Python start; the first import of `tensorflow`, `tensorflow_estimator` 
 (never through the `estimator_lib` package, which would load TensorFlow), and the stub
 hands that import to `ActivationFinder` here (`estimator_lib.legacy.activation` writes
 the stub). It imports nothing but the standard library. A process that never imports
-one of those names pays the stub's definition (~0.1 ms) and nothing more.
+one of those names pays the stub's definition (~0.4 ms) and nothing more.
 
 - `import tensorflow` (first, anywhere: a program, pytest, a notebook, a worker):
   TF_USE_LEGACY_KERAS=1 is set if the environment does not set it (estimator_lib's
