@@ -65,6 +65,9 @@ _JOB_KIND_READERS = {
 _ENVIRONMENT_READERS = {
     "core/environment.py": "every variable the library reads",
     "core/keras_switch.py": "writes TF_USE_LEGACY_KERAS before TensorFlow loads; reads none",
+    "legacy/activation_hook.py": "the environment hook: sets TF_USE_LEGACY_KERAS as TensorFlow "
+                                 "starts to load (standard library only: importing core/ would "
+                                 "load TensorFlow first)",
     "bin/scaling_benchmark.py": "a binary: passes its environment on to the runs it starts",
     "datasets/kaggle_download.py": "the Kaggle credentials (datasets/ imports nothing of the "
                                    "library)",

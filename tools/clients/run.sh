@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs one library's own estimator tests in one environment (tools/clients/setup.sh):
+#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr [pytest args...]
+# The same files, plugins and flags on both sides; no library code is changed. The
+# tests run from the installed wheel (TF-GAN, TF Lattice ship theirs); adanet's wheel
+# ships none, so its test files come from the library's repository at the release tag
+# (ADANET_REPO: a clone of github.com/tensorflow/adanet; default: the mirror below).
+# CLIENTS_EXTRA_PATH: a folder put on PYTHONPATH (another estimator_lib tree's src/, to
+# try a fix on the 2.21 side without reinstalling).
+set -euo pipefail
+side="$1"; lib="$2"; shift 2
+venv="${CLIENTS_VENV_PREFIX:-/tmp/libs}$side"
+python="$venv/bin/python"
+site="$("$python" -c "import sysconfig; print(sysconfig.get_path('purelib'))")"
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+plugins=()
+import_mode=prepend
+case "$lib" in
+  tfgan)
+    files=()
+    for name in gan_estimator stargan_estimator tpu_gan_estimator latent_gan_estimator; do
+      files+=("$site/tensorflow_gan/python/estimator/${name}_test.py")
+    done
+    plugins=(-p harness_tfgan) ;;
+  lattice)
+    # The first parameterization of each test (the full 44 take ~30 min a side here).
+    files=("$site/tensorflow_lattice/python/estimators_test.py" -k
+           "Classifier0 or Regressor0 or Estimator0 or ModelInfo0 or Violations0 or DatasetAPI0")
+    plugins=(-p harness_lattice) ;;
+  nsl)
+    files=("$site/neural_structured_learning/estimator/adversarial_regularization_test.py"
+           "$site/neural_structured_learning/estimator/graph_regularization_test.py") ;;
+  adanet)
+    repo="${ADANET_REPO:-/work/.mirror/tensorflow+adanet/repo}"
+    mkdir -p "$work/tests/adanet/core" "$work/tests/adanet/autoensemble"
+    files=()
+    for path in adanet/core/testing_utils.py adanet/autoensemble/estimator_test.py \
+        adanet/autoensemble/estimator_v2_test.py adanet/core/estimator_v2_test.py; do
+      git --git-dir="$repo" show "v0.9.0:$path" > "$work/tests/$path" 2> /dev/null \
+        || git -C "$repo" show "v0.9.0:$path" > "$work/tests/$path"
+      case "$path" in *_test.py) files+=("$work/tests/$path") ;; esac
+    done
+    export ADANET_TESTING_UTILS_DIR="$work/tests/adanet/core"
+    plugins=(-p harness_adanet)
+    import_mode=importlib ;;  # two files named estimator_test.py, in no package
+  deepctr)
+    # DeepCTR's estimators (deepctr.estimator) and their tests, from its repository at
+    # the release tag (the wheel ships none); `-k Estimator` keeps the estimator tests.
+    repo="${DEEPCTR_REPO:-/work/.mirror/shenweichen+DeepCTR/repo}"
+    mkdir -p "$work/tests/models"
+    files=()
+    for path in tests/__init__.py tests/utils.py tests/models/__init__.py \
+        $(for m in AFM AutoInt CCPM DCN DeepFEFM DeepFM FiBiNET FNN FwFM NFM PNN WDL xDeepFM; do
+            echo "tests/models/${m}_test.py"; done); do
+      git --git-dir="$repo" show "v0.9.4:$path" > "$work/$path" 2> /dev/null \
+        || git -C "$repo" show "v0.9.4:$path" > "$work/$path"
+      case "$path" in *_test.py) files+=("$work/$path") ;; esac
+    done
+    files+=(-k Estimator)
+    plugins=(-p harness_deepctr) ;;
+  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr [pytest args...]" >&2; exit 2 ;;
+esac
+cd "$work"
+PYTHONPATH="$here/harness${CLIENTS_EXTRA_PATH:+:$CLIENTS_EXTRA_PATH}" TF_CPP_MIN_LOG_LEVEL=2 nice "$python" -m pytest \
+    -p no:cacheprovider --import-mode=$import_mode -q -rfE --durations=0 \
+    "${plugins[@]}" "${files[@]}" "$@"
