@@ -58,6 +58,13 @@ _OWN_WRITES = {
     ("legacy/aliases.py", "modules[parent].*"),
     ("legacy/aliases.py", "modules[path].*"),  # the alias modules build_tree() makes
     ("legacy/keras_lib.py", "result.__class__"),  # our Estimator, as our v1 class
+    # The environment hook: its own state, and the import spec its finder returns (whose
+    # loader it wraps for one exec, then puts the real loader back on spec and module).
+    ("legacy/activation_hook.py", "STATE.busy"),
+    ("legacy/activation_hook.py", "STATE.installed"),
+    ("legacy/activation_hook.py", "STATE.error"),
+    ("legacy/activation_hook.py", "spec.loader"),
+    ("legacy/activation_hook.py", "module.__loader__"),
     ("legacy/estimator_export.py", "func.*"),  # the decorated function: its API names
     ("legacy/estimator_export.py", "module.*"),
     ("legacy/runner.py", "sys.argv"),  # the legacy script runs as __main__ with its argv
