@@ -162,6 +162,14 @@ class ArchitectureDocTest(unittest.TestCase):
         self.assertEqual(sorted(makers), sorted(["training/session.py", *_OTHER_SESSIONS]),
                          makers)
 
+    def test_no_thread_local_carries_values_between_modules(self):
+        # A thread-local is a hidden argument: what one layer needs is passed to it. The
+        # ones left are one module's own per-thread state (patches: which threads are
+        # inside an Estimator call, read only by that module's own replacements).
+        owners = {relative for relative, tree in _library_sources()
+                  if _calls(tree, lambda f: f in ("threading.local", "local"))}
+        self.assertEqual(sorted(owners), ["tf_internals/patches.py"])
+
     def test_the_job_shape_is_decided_in_one_module(self):
         deciders = [relative for relative, tree in _library_sources()
                     if _calls(tree, lambda f: f.split(".")[-1] in (

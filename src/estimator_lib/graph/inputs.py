@@ -5,8 +5,6 @@ Large numpy arrays that an input_fn turns into constants become placeholders
 when the iterator is initialised.
 """
 
-import contextlib
-import threading
 from typing import Callable, Dict, List, Tuple
 
 import tensorflow as tf
@@ -38,26 +36,17 @@ class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
         session.run(self._init_ops, feed_dict=self._feeds or None)
 
 
-_wanted = threading.local()
+# The attribute by which an input_fn that returns tensors when called names its Dataset
+# form (numpy_input_fn, pandas_input_fn): a function of the same arguments returning the
+# tf.data.Dataset those tensors come from.
+DATASET_INPUT_FN = "dataset_input_fn"
 
 
-@contextlib.contextmanager
-def datasets_wanted():
-    """Within it, input_fns that can return a Dataset or tensors return the Dataset.
-
-    The Estimator enters it where it consumes Datasets only (a strategy's per-replica
-    input, the in-graph loop); numpy_input_fn reads it through `dataset_wanted()`.
-    """
-    previous = getattr(_wanted, "value", False)
-    _wanted.value = True
-    try:
-        yield
-    finally:
-        _wanted.value = previous
-
-
-def dataset_wanted() -> bool:
-    return getattr(_wanted, "value", False)
+def dataset_form(input_fn: Callable) -> Callable:
+    """The input_fn to call where the Estimator consumes Datasets only (a strategy's
+    per-replica input, the in-graph loop): its Dataset form where it names one
+    (`DATASET_INPUT_FN`), else the input_fn itself."""
+    return getattr(input_fn, DATASET_INPUT_FN, input_fn)
 
 
 def call_input_fn(input_fn: Callable, mode: str, *, params, config, input_context=None):

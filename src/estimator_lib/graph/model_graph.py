@@ -138,7 +138,7 @@ class ModelGraph:
 
         As the original: the input_fn batches per replica and is not split.
         """
-        with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted(), \
+        with tf_patches.large_arrays_fed() as feeds, \
                 tf_patches.per_device_autotune_off(), process_swaps.ignoring_warnings(
                     tf_patches.DATA_OPTIONS_WARNING, UserWarning):
             # TensorFlow's MultiDeviceIterator reads dataset.options() in graph mode, which
@@ -146,7 +146,7 @@ class ModelGraph:
             iterator = strategy.make_input_fn_iterator(
                 # The per-device datasets' own prefetch runs the input beside the step.
                 lambda input_context: tf_patches.autotune_thread_off(self.call_input_fn(
-                    input_fn, mode, input_context=input_context),
+                    inputs.dataset_form(input_fn), mode, input_context=input_context),
                     keep_injected_prefetch=False))
         return (lambda: inputs.split_features_and_labels(iterator.get_next()),
                 [inputs.InputInitializerHook(lambda: _initializer(iterator), feeds)])

@@ -96,18 +96,21 @@ def _make_dataset(element, *, batch_size: int, num_epochs: Optional[int], shuffl
     return dataset.batch(batch_size, drop_remainder=num_epochs is None)
 
 
-def _tensors_or_dataset(dataset: tf.data.Dataset):
-    """What the input_fn returns: the original's tensors, or the Dataset when wanted.
+def _input_fn_of(make_dataset: Callable[[], tf.data.Dataset]) -> Callable:
+    """The input_fn: the original's tensors, and its Dataset form for the Estimator.
 
-    Called by the Estimator on a path that consumes Datasets only (a strategy's
-    per-replica input, the in-graph loop), the Dataset itself; otherwise the
-    `(features, labels)` tensors of a one-shot iterator, as the original's queue
-    gave. In the Estimator's graph the iterator becomes an initializable one that
-    the Estimator initialises with the large arrays fed (tf_patches 1).
+    Called, it returns the `(features, labels)` tensors of a one-shot iterator, as the
+    original's queue gave; in the Estimator's graph the iterator becomes an
+    initializable one that the Estimator initialises with the large arrays fed
+    (tf_patches 1). Where the Estimator consumes Datasets only (a strategy's
+    per-replica input, the in-graph loop) it calls `input_fn.dataset_input_fn`
+    instead (`graph/inputs.dataset_form`), which returns the Dataset itself.
     """
-    if inputs.dataset_wanted():
-        return dataset
-    return tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    def input_fn():
+        return tf.compat.v1.data.make_one_shot_iterator(make_dataset()).get_next()
+
+    setattr(input_fn, inputs.DATASET_INPUT_FN, make_dataset)
+    return input_fn
 
 
 def _check_common(*, batch_size, num_epochs, shuffle, queue_capacity, num_threads) -> None:
@@ -160,17 +163,17 @@ def numpy_input_fn(x: _ArrayOrDict, y: Optional[_ArrayOrDict] = None, batch_size
     single_feature = not isinstance(x, Mapping)
     single_label = labels is not None and not isinstance(y, Mapping)
 
-    def input_fn():
+    def make_dataset():
         feature_part = features["x"] if single_feature else dict(features)
         if labels is None:
             element = feature_part
         else:
             element = (feature_part, labels["y"] if single_label else dict(labels))
-        return _tensors_or_dataset(_make_dataset(
+        return _make_dataset(
             element, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
-            queue_capacity=queue_capacity, rows=len(next(iter(features.values())))))
+            queue_capacity=queue_capacity, rows=len(next(iter(features.values()))))
 
-    return input_fn
+    return _input_fn_of(make_dataset)
 
 
 def _import_pandas():
@@ -242,12 +245,12 @@ def pandas_input_fn(x, y=None, batch_size: int = 128, num_epochs: Optional[int] 
         else:
             labels = np.asarray(y.values)
 
-    def input_fn():
+    def make_dataset():
         element = dict(features)
         if labels is not None:
             element = (element, dict(labels) if isinstance(labels, Mapping) else labels)
-        return _tensors_or_dataset(_make_dataset(
+        return _make_dataset(
             element, batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
-            queue_capacity=queue_capacity, rows=len(x.index)))
+            queue_capacity=queue_capacity, rows=len(x.index))
 
-    return input_fn
+    return _input_fn_of(make_dataset)

@@ -98,8 +98,8 @@ def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):
     if steps_per_run == 1:
         features, labels, input_hooks = model.input(input_fn, ModeKeys.TRAIN)
         return (lambda: call_model_fn(features, labels)), input_hooks
-    with tf_patches.large_arrays_fed() as feeds, inputs.datasets_wanted():
-        result = model.call_input_fn(input_fn, ModeKeys.TRAIN)
+    with tf_patches.large_arrays_fed() as feeds:
+        result = model.call_input_fn(inputs.dataset_form(input_fn), ModeKeys.TRAIN)
     get_next, input_hooks = steps_loop.dataset_input(
         result, feeds, steps_per_run=steps_per_run)
     return (lambda: call_model_fn(*get_next())), input_hooks

@@ -38,12 +38,12 @@ _OWN_WRITES = {
     ("_lazy_api.py", "package.*"),  # estimator_lib's own module: names loaded on first use
     ("_lazy_api.py", "keras_lib.model_to_estimator"),  # the keras_lib route's modules,
     ("_lazy_api.py", "route.keras_lib"),  # made by us
-    ("graph/inputs.py", "_wanted.value"),  # our threading.local
     ("training/preemption.py", "request.previous"),  # our StopRequest
     ("training/preemption.py", "request.signum"),
     ("training/preemption.py", "request.frame"),
     ("engine/evaluation.py", "parsed_value.tag"),  # a Summary.Value proto we parsed
     ("datasets/image_folder.py", "input_fn.listing"),  # the input_fn we return
+    ("legacy/numpy_io.py", "input_fn.*"),  # its Dataset form (graph/inputs.DATASET_INPUT_FN)
     ("datasets/tfrecord_reader.py", "input_fn.metadata"),
     ("datasets/pipeline.py", "input_fn.__name__"),
     ("datasets/pipeline.py", "input_fn.__qualname__"),
