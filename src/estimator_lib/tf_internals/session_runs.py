@@ -13,25 +13,10 @@ closed session take `Session.run` itself. The callable runs inside the
 session's own error translation (`_do_call`, what `Session.run` uses), so a
 failing step raises what `Session.run` raises: the failing op attached, its
 message interpolated with where the op was created.
-
-On a local session a run with default options goes further: its fetches run as
-one C++ callable over the structure's distinct tensors (`Session.
-_make_callable_from_options`, TensorFlow's own callable API) and the results are
-put back into the structure by a packer made once per structure. The packer is
-made from what TensorFlow's own fetch handler builds when given placeholders for
-the values, so the structure, its container types and the values shared between
-duplicate fetches are what `Session.run` gives; a structure it cannot copy that
-way (tensor handles, containers other than dict, list, tuple and namedtuple)
-keeps the callable above. This saves `build_results`, about 45 µs a step of a
-canned estimator's (docs/benchmarks.md).
 """
 
 import collections
 import threading
-
-from tensorflow.core.protobuf import config_pb2
-# pylint: disable-next=g-direct-tensorflow-import
-from tensorflow.python.client import session as session_lib
 
 # Fetch structures a session keeps callables for; beyond it, the oldest is dropped.
 _MAX_CALLABLES = 32
@@ -78,85 +63,14 @@ def fast_repeated_runs(session):
                 callables.move_to_end(key)
         if entry is None:
             # The entry keeps the key's objects alive, so that their ids stay theirs.
-            entry = [_flat_run(session, fetches), None, leaves]
+            entry = (session.make_callable(fetches, accept_options=True), leaves)
             with lock:
                 callables[key] = entry
                 if len(callables) > _MAX_CALLABLES:
                     callables.popitem(last=False)
-        if entry[0] is not None and (options is None or not options.ByteSize()
-                                     or entry[0][0] is _run_nothing):
-            flat, pack = entry[0]
-            return session._do_call(  # pylint: disable=protected-access
-                lambda: pack(flat(run_metadata=run_metadata)))
-        if entry[1] is None:
-            entry[1] = session.make_callable(fetches, accept_options=True)
         return session._do_call(  # pylint: disable=protected-access
-            lambda: entry[1](options=options, run_metadata=run_metadata))
+            lambda: entry[0](options=options, run_metadata=run_metadata))
 
     session.run = run
     return session
 
-
-
-def _run_nothing(run_metadata=None):
-    del run_metadata  # Session.run leaves it as it is when it runs nothing.
-    return []
-
-
-class _Slot:
-    """Stands for the value of the `index`-th distinct tensor of a structure."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
-
-
-class _Unsupported(Exception):
-    """The structure holds something a packer cannot copy."""
-
-
-def _flat_run(session, fetches):
-    """(callable returning the distinct tensors' values, packer), or None where a
-    structure or session keeps `make_callable` (module docstring)."""
-    if session.sess_str:  # Remote (multi-worker, parameter servers): Session.run's path.
-        return None
-    # pylint: disable-next=protected-access
-    handler = session_lib._FetchHandler(session.graph, fetches, {})
-    tensors = handler.fetches()
-    try:
-        pack = _packer(handler.build_results(session, [_Slot(i) for i in range(len(tensors))]))
-    except _Unsupported:
-        return None
-    if not tensors and not handler.targets():  # Session.run runs nothing and returns the
-        return _run_nothing, pack              # structure (a callable would raise).
-    options = config_pb2.CallableOptions(
-        fetch=[t.name for t in tensors], target=[op.name for op in handler.targets()])
-    return session._make_callable_from_options(options), pack  # pylint: disable=protected-access
-
-
-def _packer(template):
-    """A function of the flat values that builds `template`'s structure, `_Slot`s
-    replaced by their values; containers rebuilt as the fetch handler builds them."""
-    kind = type(template)
-    if template is None:  # A fetched op.
-        return lambda values: None
-    if kind is _Slot:
-        index = template.index
-        return lambda values: values[index]
-    if kind is dict:
-        parts = [(k, _packer(v)) for k, v in template.items()]
-        return lambda values: {k: part(values) for k, part in parts}
-    if kind is list or kind is tuple:
-        parts = [_packer(v) for v in template]
-        if kind is list:
-            return lambda values: [part(values) for part in parts]
-        return lambda values: tuple([part(values) for part in parts])
-    if not issubclass(kind, tuple):
-        raise _Unsupported(kind)
-    try:  # A namedtuple (SparseTensorValue is one), built as the fetch handler does.
-        kind._fields  # pylint: disable=pointless-statement
-    except AttributeError:
-        raise _Unsupported(kind) from None
-    parts = [_packer(v) for v in template]
-    return lambda values: kind(*[part(values) for part in parts])

@@ -271,6 +271,13 @@ class ClassContractTest(tf.test.TestCase):
                     continue
                 if name == "__init__" and _is_export_wrapper(member):
                     continue  # signatures_test compares these constructors ("builtin").
+                if member.get("owner", "").startswith(("keras.", "tf_keras.")):
+                    # Keras' own members (compile, fit, add_loss, ... of a Keras model
+                    # the canned estimators subclass): Keras' API, not the Estimator's.
+                    # Keras swaps such a subclass's bases to its v1 classes when one is
+                    # built with TF2 behaviour off (version_utils.swap_class), in the
+                    # original as here, so they also depend on what ran before.
+                    continue
                 with self.subTest(f"{path}.{name}"):
                     self.assertIn(name, ours)
                     self.assertEqual(_kind(ours[name]), _kind(member))
