@@ -144,10 +144,12 @@ class SingleHead(Head):
 
     @property
     def name(self):
+        """The name given at construction, or None."""
         return self._name
 
     @property
     def loss_reduction(self):
+        """The `tf.losses.Reduction` given at construction."""
         return self._loss_reduction
 
     def _labels_loss_and_weights(self, logits, labels, features):

@@ -70,6 +70,7 @@ class BinaryClassHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """1: one logit per example, for the positive class."""
         return 1
 
     def _processed_labels(self, logits, labels):

@@ -54,6 +54,7 @@ class MultiClassHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """`n_classes`: one logit per class."""
         return self._n_classes
 
     def _processed_labels(self, logits, labels):

@@ -67,10 +67,12 @@ class MultiHead(base_head.Head):
 
     @property
     def name(self):
+        """The heads' names joined by `_`."""
         return "_".join(head.name for head in self._heads)
 
     @property
     def logits_dimension(self):
+        """The sum of the heads' logits dimensions (their logits concatenated)."""
         return self._logits_dimension
 
     @property

@@ -92,6 +92,7 @@ class MultiLabelHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """`n_classes`: one logit per label."""
         return self._n_classes
 
     def _class_keys(self, class_id):

@@ -48,6 +48,7 @@ class RegressionHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """The `label_dimension` given at construction: one logit per label value."""
         return self._logits_dimension
 
     def _processed_labels(self, logits, labels):
