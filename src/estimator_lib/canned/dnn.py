@@ -83,6 +83,18 @@ def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dr
     The logit_fn builds its variables in the current variable scope; the v1
     estimators call it in scope `dnn`.
 
+    Args:
+        units: The size of the logits' last dimension (the head's `logits_dimension`).
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        input_layer_partitioner: The partitioner of the input layer's variables, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        A function `logit_fn(features, mode)` returning the logits tensor.
+
     Raises:
         ValueError: If `units` is not an int.
     """

@@ -210,6 +210,15 @@ def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
 
     Built in the current variable scope (`linear` in the estimators): a Keras
     LinearModel for v2 columns, tf.compat.v1.feature_column.linear_model otherwise.
+
+    Args:
+        units: The size of the logits' last dimension (the head's `logits_dimension`).
+        feature_columns: The feature columns the model reads.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum', 'mean'
+            or 'sqrtn'.
+
+    Returns:
+        A function `logit_fn(features)` returning the logits tensor.
     """
 
     def linear_logit_fn(features):

@@ -250,6 +250,14 @@ def call_logit_fn(logit_fn: Callable, features, mode, params, config):
     `tf.estimator.experimental.call_logit_fn`: a helper for model_fns built from a
     logit function.
 
+    Args:
+        logit_fn: The function building the logits; it takes `features` and any of `mode`,
+            `params`, `config`.
+        features: The features passed on to `logit_fn`.
+        mode: The `ModeKeys` mode, passed if `logit_fn` takes it.
+        params: The params dict, passed if `logit_fn` takes it.
+        config: The `RunConfig`, passed if `logit_fn` takes it.
+
     Returns:
         The logits: a Tensor, or a dict of string -> Tensor.
 
