@@ -158,7 +158,16 @@ class PoissonRegressionHead(RegressionHead):
 class LogisticRegressionHead(RegressionHead):
     """Regression of values in [0, 1]: sigmoid cross-entropy, predictions sigmoid(logits).
 
-    Args: as in RegressionHead (label_dimension is 1).
+    Args:
+        weight_column: A feature key, or a numeric column, giving per-example weights;
+            None weighs all examples 1.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`, not NONE).
+        name: The head's name, suffixed to its metric and summary keys; None for none.
+
+    Raises:
+        ValueError: If `loss_reduction` is invalid; when the loss is computed, if a
+            label is outside [0, 1].
     """
 
     def __init__(self, weight_column=None,
