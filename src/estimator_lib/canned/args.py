@@ -27,6 +27,21 @@ def hidden_units(units) -> Tuple[int, ...]:
 
 def feature_columns(columns, *, v2: bool, arg_name: str = "feature_columns",
                     required: bool = True) -> tuple:
+    """Checks the feature columns an estimator was given.
+
+    Args:
+        columns: The feature columns given (any iterable).
+        v2: Whether the estimator is a v2 one (v2 columns and Keras optimizers required).
+        arg_name: The argument's name, for the error messages.
+        required: Whether an empty list is an error.
+
+    Returns:
+        The columns, as a tuple.
+
+    Raises:
+        ValueError: If the columns are empty (when required), not feature columns, or not v2
+            ones for a v2 estimator.
+    """
     columns = feature_inputs.check_columns(columns, arg_name=arg_name)
     if required and not columns:
         raise ValueError(f"`{arg_name}` must not be empty. Received: {arg_name}={columns!r}.")
@@ -50,7 +65,21 @@ def dropout(rate, *, arg_name: str = "dropout") -> None:
 
 
 def optimizer(opt, *, v2: bool, arg_name: str = "optimizer", learning_rate=None):
-    """Checks a name early; for v2, wraps the argument to give one optimizer per graph."""
+    """Checks a name early; for v2, wraps the argument to give one optimizer per graph.
+
+    Args:
+        opt: The optimizer argument: a name, an instance, or a callable returning one.
+        v2: Whether the estimator is a v2 one (v2 columns and Keras optimizers required).
+        arg_name: The argument's name, for the error messages.
+        learning_rate: The learning rate a name is built with; None for the optimizer's default.
+
+    Returns:
+        The optimizer argument, checked (and for v2, wrapped so that each graph gets its own
+        instance).
+
+    Raises:
+        ValueError: If a name is not a known optimizer.
+    """
     optimizers.check_optimizer_name(opt, arg_name=arg_name)
     if v2:
         return optimizers.KerasOptimizerArg(opt, learning_rate=learning_rate)

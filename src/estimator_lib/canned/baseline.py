@@ -117,8 +117,25 @@ def _optimizer_arg(optimizer, *, v2):
 class BaselineClassifierV2(Estimator):
     """Predicts the class prior (tf.estimator.BaselineClassifier).
 
-    Args: model_dir, n_classes (2), weight_column, label_vocabulary, optimizer
-    ('Ftrl' at 0.3), config, loss_reduction, as the original.
+    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's.
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,

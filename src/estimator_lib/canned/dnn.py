@@ -188,7 +188,19 @@ class _DNNModelV2(tf_keras.Model):
 
 def dnn_logit_fn_builder_v2(units, hidden_units, feature_columns, activation_fn, dropout,
                             batch_norm):
-    """Returns `logit_fn(features, mode)` of the v2 DNN (a Keras model named `dnn`)."""
+    """Returns `logit_fn(features, mode)` of the v2 DNN (a Keras model named `dnn`).
+
+    Args:
+        units: The size of the logits' last dimension.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        A function `logit_fn(features, mode)` returning the logits tensor.
+    """
     _check_units(units)
 
     def dnn_logit_fn(features, mode):
@@ -201,7 +213,21 @@ def dnn_logit_fn_builder_v2(units, hidden_units, feature_columns, activation_fn,
 
 def dnn_logits_v2(features, mode, *, units, hidden_units, feature_columns, activation_fn,
                   dropout, batch_norm):
-    """(logits, trainable variables, update ops) of the v2 network."""
+    """(logits, trainable variables, update ops) of the v2 network.
+
+    Args:
+        features: The dict of feature tensors.
+        mode: The `ModeKeys` mode.
+        units: The size of the logits' last dimension.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        The triple `(logits, trainable variables, update ops)`.
+    """
     _check_units(units)
     model = _DNNModelV2(units, hidden_units, feature_columns, activation_fn, dropout,
                         batch_norm, name="dnn")
@@ -215,6 +241,23 @@ def dnn_model_fn_v2(features, labels, mode, head, hidden_units, feature_columns,
     """The v2 DNN model_fn: Keras layers, a tf_keras legacy optimizer on the global step.
 
     A name gives the optimizer's own default learning rate (0.05 where it has none).
+
+    Args:
+        features: The dict of feature tensors.
+        labels: The labels tensor (None in PREDICT).
+        mode: The `ModeKeys` mode.
+        head: The `Head` turning the logits into loss, metrics and predictions.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        optimizer: The optimizer (name, instance or callable).
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        config: The `RunConfig`.
+        use_tpu: Whether the spec is for TPUEstimator (a `TPUEstimatorSpec`).
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        The `EstimatorSpec` for `mode` (a `TPUEstimatorSpec` when `use_tpu`).
     """
     del config, use_tpu
     feature_inputs.check_features(features, feature_columns)
