@@ -94,6 +94,16 @@ def call_loss_fn(loss_fn: Callable, labels: tf.Tensor, logits: tf.Tensor,
                  features: Optional[Mapping], expected_loss_dim: int = 1) -> tf.Tensor:
     """Calls a custom `loss_fn` and checks it returned [D0, ... DN, expected_loss_dim].
 
+    Args:
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        labels: The labels tensor.
+        logits: The logits tensor.
+        features: The dict of feature tensors.
+        expected_loss_dim: The last dimension the loss must have.
+
+    Returns:
+        The loss tensor, `[D0, ... DN, expected_loss_dim]`.
+
     Raises:
         ValueError: When executing eagerly and the loss has another shape (in a
             graph, a run-time assertion with the same message).

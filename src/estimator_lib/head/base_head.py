@@ -278,13 +278,27 @@ def reduce_loss(unweighted_loss: tf.Tensor, weights, reduction: str) -> tf.Tenso
 
     SUM_OVER_BATCH_SIZE divides the weighted sum by the number of loss elements
     (not by the sum of the weights), as the original heads did.
+
+    Args:
+        unweighted_loss: The per-example loss, `[D0, ... DN, d]`.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+        reduction: The `tf.losses.Reduction` to apply.
+
+    Returns:
+        The reduced loss: a scalar, or the weighted per-example loss for NONE.
     """
     return tf_keras.__internal__.losses.compute_weighted_loss(
         unweighted_loss, sample_weight=weights, reduction=reduction)
 
 
 def update_metric_with_broadcast_weights(eval_metric, values, weights) -> None:
-    """Updates a Mean metric with `values`, the weights broadcast to their shape."""
+    """Updates a Mean metric with `values`, the weights broadcast to their shape.
+
+    Args:
+        eval_metric: The `tf.keras.metrics.Mean` to update.
+        values: The values to add to the mean.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+    """
     values = tf.cast(values, tf.float32)
     if weights is not None:
         weights = tf.compat.v2.__internal__.ops.broadcast_weights(weights, values)
@@ -311,6 +325,25 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
     PREDICT: predictions and `export_outputs_fn(predictions)`. EVAL: the loss and
     `head.update_metrics` of fresh `head.metrics`. TRAIN: the loss, the train op
     and the loss summaries.
+
+    Args:
+        head: The head whose spec it is.
+        features: The dict of feature tensors.
+        mode: The `ModeKeys` mode.
+        logits: The logits tensor.
+        labels: The labels tensor.
+        optimizer: A Keras optimizer building the train op; exclusive with `train_op_fn`.
+        trainable_variables: The variables `optimizer` updates.
+        train_op_fn: A function from the loss to the train op, used when `optimizer` is None.
+        update_ops: Ops the train op must run with, or None.
+        regularization_losses: Regularization loss tensors added to the loss, or None.
+        export_outputs_fn: Builds the PREDICT export outputs from the predictions dict.
+
+    Returns:
+        The `EstimatorSpec` for `mode`.
+
+    Raises:
+        ValueError: If `labels` is missing in TRAIN or EVAL, or the train op cannot be built.
     """
     with tf.compat.v1.name_scope(head.name, "head"):
         predictions = head.predictions(logits)
