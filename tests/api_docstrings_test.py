@@ -9,9 +9,12 @@ inherited), and so must each public method, property, classmethod and staticmeth
 estimator_lib defines on those classes or on their estimator_lib bases. Issue 38.
 
 The methods users call most (EXPECTED_SECTIONS) must also document their arguments,
-results and errors in Google style.
+results and errors in Google style; and, over the whole package, at least 95% of the
+public functions and methods with three or more parameters have an Args section
+(tools/docstring_coverage.py, issue 38's measure).
 """
 
+import importlib.util
 import inspect
 import json
 import os
@@ -23,6 +26,9 @@ import tensorflow as tf
 from estimator_lib import compat
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "tf215_names.json")
+_COVERAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
+                         "docstring_coverage.py")
+_MIN_ARGS_SHARE = 0.95
 
 # Objects TensorFlow itself provides (the same object the original exported), each with
 # why its docstring is not ours to write.
@@ -155,6 +161,29 @@ class ApiDocstringsTest(tf.test.TestCase):
             if missing_sections(doc, sections):
                 gaps[qualified] = missing_sections(doc, sections)
         self.assertEqual({}, gaps)
+
+    def test_args_sections_cover_the_package(self):
+        spec = importlib.util.spec_from_file_location("docstring_coverage", _COVERAGE)
+        coverage = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(coverage)
+        rows, _, _ = coverage.survey()
+        missing = [f"{path}:{line} {name}" for path, line, name, _, has_args in rows
+                   if not has_args]
+        share = 1 - len(missing) / len(rows)
+        self.assertGreaterEqual(share, _MIN_ARGS_SHARE, msg=missing)
+        self.assertGreater(len(rows), 250)
+        # The measure sees what it should: a 3-parameter function without Args counts.
+        root = os.path.join(self.get_temp_dir(), "estimator_lib")
+        os.makedirs(root, exist_ok=True)
+        with open(os.path.join(root, "m.py"), "w") as f:
+            f.write('def bare(a, b, c):\n    """No sections."""\n\n\n'
+                    'def two(a, b):\n    pass\n\n\n'
+                    'class K:\n    """K.\n\n    Args:\n        a: A.\n    """\n\n'
+                    '    def __init__(self, a, b, *, c):\n        pass\n')
+        rows, documented, public = coverage.survey(root=root)
+        self.assertEqual([("bare", False), ("K.__init__", True)],
+                         [(row[2], row[4]) for row in rows])
+        self.assertEqual((2, 3), (documented, public))
 
     def test_the_checks_can_fail(self):
         class Bare:

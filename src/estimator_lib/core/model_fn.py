@@ -148,6 +148,12 @@ def check_hooks(hooks, argument: str, kind=tf.compat.v1.train.SessionRunHook,
     """Returns `hooks` as a tuple; a TypeError names any item that is not a `kind`.
 
     `lead` starts the message (the original's wording where it is called).
+
+    Args:
+        hooks: The hooks given (None, or an iterable).
+        argument: The argument's name, for the message.
+        kind: The class every item must be an instance of.
+        lead: The message's first words.
     """
     hooks = tuple(hooks or ())
     for hook in hooks:
