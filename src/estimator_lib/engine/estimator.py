@@ -45,8 +45,8 @@ class Estimator:
     Args:
         model_fn: Builds the model: called as `model_fn(features, labels, mode, params,
             config)`, where only `features` is required and the others are passed when
-            the function names them (`labels` and `mode` by position or name). Returns
-            an `EstimatorSpec` for the given `ModeKeys` mode.
+            the function names them. Returns an `EstimatorSpec` for the given
+            `ModeKeys` mode.
         model_dir: Directory for checkpoints, summaries and exports' defaults. None
             takes `config.model_dir`, or else a new temporary directory (logged). If
             both are given they must agree.
@@ -188,8 +188,9 @@ class Estimator:
                 `(features, labels)`, or a tuple `(features, labels)` of tensors or
                 dicts of tensors. It may take `mode`, `params`, `config` and
                 `input_context` arguments, passed when named.
-            hooks: `SessionRunHook`s run in the training loop, after the ones the
-                Estimator and `model_fn` add.
+            hooks: `SessionRunHook`s run in the training loop, beside those the
+                Estimator adds (checkpoints, summaries, step counter, NaN check, loss
+                logging) and those of `model_fn`'s spec.
             steps: How many steps to run from the current global step (incremental:
                 two calls with `steps=10` run 20 steps). None runs until another stop.
             max_steps: The global step to stop at. If the checkpoint in `model_dir`
@@ -205,8 +206,8 @@ class Estimator:
             ValueError: If both `steps` and `max_steps` are given, either is not
                 positive, a hook or listener has the wrong type, or the config's
                 task (an evaluator) does not train.
-            tf.compat.v1.train.NanLossDuringTrainingError: If the loss becomes NaN and
-                the `NanTensorHook` that `model_fn`'s spec or `hooks` add says so.
+            tf.compat.v1.train.NanLossDuringTrainingError: If the loss becomes NaN (the
+                Estimator's own `NanTensorHook` checks every step).
         """
         role = job_shape.role_of(self._config)
         if not role.trains:
