@@ -59,9 +59,8 @@ class Estimator:
 
     Raises:
         ValueError: If `model_fn` is None, its arguments do not match what is passed,
-            `model_dir` disagrees with `config.model_dir`, or a subclass overrides a
-            public method.
-        TypeError: If `config` is not a `RunConfig`.
+            `config` is not a `RunConfig`, `model_dir` disagrees with
+            `config.model_dir`, or a subclass overrides a public method.
     """
 
     _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
