@@ -203,8 +203,9 @@ class Estimator:
 
         Raises:
             ValueError: If both `steps` and `max_steps` are given, either is not
-                positive, a hook or listener has the wrong type, or the config's
-                task (an evaluator) does not train.
+                positive, or the config's task (an evaluator) does not train.
+            TypeError: If a hook is not a `SessionRunHook` or a listener not a
+                `CheckpointSaverListener`.
             tf.compat.v1.train.NanLossDuringTrainingError: If the loss becomes NaN (the
                 Estimator's own `NanTensorHook` checks every step).
         """
@@ -258,8 +259,9 @@ class Estimator:
             A dict of metric name to value, with `loss` and `global_step` included.
 
         Raises:
-            ValueError: If `steps` is not positive, a hook has the wrong type, or the
-                model's metrics use the reserved names `loss` or `global_step`.
+            ValueError: If `steps` is not positive, or the model's metrics use the
+                reserved names `loss` or `global_step`.
+            TypeError: If a hook is not a `SessionRunHook`.
         """
         _check_positive("steps", steps)
         hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
@@ -360,9 +362,10 @@ class Estimator:
             `predictions` is a tensor), one per example or per batch.
 
         Raises:
-            ValueError: If a hook has the wrong type, `predict_keys` is given for
-                predictions that are not a dict or names none of their keys, or (with
-                `yield_single_examples`) the predictions' first dimensions differ.
+            ValueError: If `predict_keys` is given for predictions that are not a dict
+                or names none of their keys, or (with `yield_single_examples`) the
+                predictions' first dimensions differ.
+            TypeError: If a hook is not a `SessionRunHook`.
         """
         hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
