@@ -13,6 +13,12 @@ prints the index page's path. Every warning pdoc raises while reading the module
 (an import that fails, a type annotation it cannot parse, a member it cannot read)
 is printed; with --strict any such warning makes the build fail (exit status 1).
 
+It also lists, in DIR/undocumented.txt, every public class, function, method and
+property of estimator_lib shown in the reference with no docstring at all (none of
+its own and none inherited), and prints how many; --fail-undocumented makes any of
+them fail the build too. (tests/api_docstrings_test.py already fails on any of
+tf.estimator's names without one.)
+
 Why pdoc (docs/api_reference.md): no configuration file, it imports the package and
 renders what the import gives (the lazy names included), and reads Google style.
 """
@@ -69,7 +75,32 @@ def _render_guides(output: str) -> str:
     return "<h2>Guides</h2><ul>" + "".join(links) + "</ul>"
 
 
-def build(output: str, strict: bool) -> int:
+def _undocumented(pdoc_doc, module_names) -> list:
+    """'module.qualname' of each public member defined in estimator_lib without a docstring."""
+    found = set()
+
+    def ours(member) -> bool:
+        return member.taken_from[0].startswith("estimator_lib")
+
+    def visit(member) -> None:
+        if member.name.startswith("_") or not ours(member):
+            return
+        if isinstance(member, (pdoc_doc.Class, pdoc_doc.Function)) and not member.docstring:
+            found.add(".".join(member.taken_from))
+        if isinstance(member, pdoc_doc.Variable) and isinstance(
+                getattr(member, "default_value", None), property) and not member.docstring:
+            found.add(".".join(member.taken_from))
+        if isinstance(member, pdoc_doc.Class):
+            for child in member.own_members:
+                visit(child)
+
+    for name in module_names:
+        for member in pdoc_doc.Module.from_name(name).own_members:
+            visit(member)
+    return sorted(found)
+
+
+def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
     """Renders the reference and the guides into `output`; returns the exit status."""
     import pdoc  # pylint: disable=import-outside-toplevel
     import pdoc.render  # pylint: disable=import-outside-toplevel
@@ -88,9 +119,16 @@ def build(output: str, strict: bool) -> int:
     ours = [w for w in caught if "pdoc" in (w.filename or "")]
     for w in ours:
         print(f"warning: {w.message}", file=sys.stderr)
+    import pdoc.doc  # pylint: disable=import-outside-toplevel
+    import pdoc.extract  # pylint: disable=import-outside-toplevel
+    undocumented = _undocumented(pdoc.doc, pdoc.extract.walk_specs(["estimator_lib"]))
+    with open(os.path.join(output, "undocumented.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in undocumented))
     print(os.path.join(output, "index.html"))
-    print(f"{len(ours)} warning(s)")
-    return 1 if strict and ours else 0
+    print(f"{len(ours)} warning(s); {len(undocumented)} public member(s) without a "
+          f"docstring (listed in {os.path.join(output, 'undocumented.txt')})")
+    failed = (strict and ours) or (fail_undocumented and undocumented)
+    return 1 if failed else 0
 
 
 def _relink_guides(output: str) -> None:
@@ -114,8 +152,11 @@ def main(argv=None) -> int:
                                                          "estimator_lib_api"))
     parser.add_argument("--strict", action="store_true",
                         help="fail (exit status 1) on any pdoc warning")
+    parser.add_argument("--fail-undocumented", action="store_true",
+                        help="fail (exit status 1) on any public member without a docstring")
     options = parser.parse_args(argv)
-    return build(os.path.abspath(options.output), options.strict)
+    return build(os.path.abspath(options.output), options.strict,
+                 options.fail_undocumented)
 
 
 if __name__ == "__main__":

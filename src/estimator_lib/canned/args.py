@@ -11,6 +11,11 @@ from estimator_lib.canned import optimizers
 
 
 def hidden_units(units) -> Tuple[int, ...]:
+    """Checks `hidden_units`: an iterable of positive ints; returns it as a tuple.
+
+    Raises:
+        ValueError: If it is not iterable or holds anything but positive ints.
+    """
     try:
         units = tuple(units)
     except TypeError:
@@ -51,11 +56,21 @@ def feature_columns(columns, *, v2: bool, arg_name: str = "feature_columns",
 
 
 def activation(fn) -> None:
+    """Checks `activation_fn` is None or callable.
+
+    Raises:
+        ValueError: If it is neither.
+    """
     if fn is not None and not callable(fn):
         raise ValueError(f"`activation_fn` must be callable, e.g. tf.nn.relu. Received: {fn!r}.")
 
 
 def dropout(rate, *, arg_name: str = "dropout") -> None:
+    """Checks a dropout rate: None or a probability in [0, 1).
+
+    Raises:
+        ValueError: Naming `arg_name`, if it is anything else.
+    """
     if rate is None:
         return
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
@@ -87,6 +102,11 @@ def optimizer(opt, *, v2: bool, arg_name: str = "optimizer", learning_rate=None)
 
 
 def sparse_combiner(combiner, *, arg_name: str = "sparse_combiner") -> None:
+    """Checks a sparse combiner: 'mean', 'sqrtn' or 'sum'.
+
+    Raises:
+        ValueError: Naming `arg_name`, if it is anything else.
+    """
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(
             f"`{arg_name}` must be one of 'mean', 'sqrtn', 'sum'. Received: "

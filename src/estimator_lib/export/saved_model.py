@@ -106,4 +106,5 @@ def _without_tensor_info_deprecations():
 
 
 def tags_for(mode):
+    """The SavedModel tags of a mode's MetaGraph (`serve` for PREDICT, as the original)."""
     return export_utils.EXPORT_TAG_MAP[mode]

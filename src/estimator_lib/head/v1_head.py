@@ -29,6 +29,7 @@ LossSpec = collections.namedtuple(
 
 
 def summary_key(head_name: Optional[str], key: str) -> str:
+    """`key/head_name`, or `key` for a head without a name."""
     return f"{key}/{head_name}" if head_name else key
 
 

@@ -179,6 +179,7 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
         return stall_fraction(sum(s[2] for s in self.samples), step)
 
     def verdict(self) -> Optional[str]:
+        """INPUT_BOUND or COMPUTE_BOUND over the samples so far; None before any."""
         fraction = self.fraction()
         return None if fraction is None else verdict(fraction, threshold=self._threshold)
 

@@ -150,6 +150,7 @@ class ARModel(model.TimeSeriesModel):
                 tf.zeros([self.input_window_size, self.exogenous_size], dtype=self.dtype))
 
     def random_model_parameters(self, seed=None):
+        """Not supported: does nothing and returns None, as the original's."""
         pass
 
     def generate(self, number_of_series, series_length, model_parameters=None, seed=None):
