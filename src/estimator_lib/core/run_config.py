@@ -267,6 +267,14 @@ class RunConfig:
 
         Raises:
             ValueError: If a name is not a replaceable field, or a value is invalid.
+
+        Examples:
+            >>> config = RunConfig(model_dir="/tmp/run", save_checkpoints_steps=100)
+            >>> config.save_checkpoints_secs is None
+            True
+            >>> later = config.replace(save_checkpoints_secs=60)
+            >>> later.save_checkpoints_steps is None, config.save_checkpoints_steps
+            (True, 100)
         """
         for key in kwargs:
             if key not in _REPLACEABLE:

@@ -359,6 +359,12 @@ def default_deterministic(mode: str, seed: Optional[int],
 
     Returns:
         `deterministic` if given; else True when seeded or not training.
+
+    Examples:
+        >>> default_deterministic("train", None, None)
+        False
+        >>> default_deterministic("eval", None, None)
+        True
     """
     if deterministic is not None:
         return deterministic

@@ -55,6 +55,10 @@ def shard_name(name: str, index: int, num_shards: int) -> str:
 
     Returns:
         The shard's file name.
+
+    Examples:
+        >>> shard_name("train", 3, 42)
+        'train-00003-of-00042.tfrecord'
     """
     return f"{name}-{index:05d}-of-{num_shards:05d}.tfrecord"
 

@@ -29,7 +29,14 @@ LossSpec = collections.namedtuple(
 
 
 def summary_key(head_name: Optional[str], key: str) -> str:
-    """`key/head_name`, or `key` for a head without a name."""
+    """`key/head_name`, or `key` for a head without a name.
+
+    Examples:
+        >>> summary_key("head1", "loss")
+        'loss/head1'
+        >>> summary_key(None, "loss")
+        'loss'
+    """
     return f"{key}/{head_name}" if head_name else key
 
 

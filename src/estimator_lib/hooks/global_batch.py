@@ -65,6 +65,10 @@ def examples_per_second_over(batch_size: int, *, steps: int, seconds: float) -> 
 
     Raises:
         ValueError: If `batch_size` or `steps` is not positive, or `seconds` is not.
+
+    Examples:
+        >>> examples_per_second_over(256, steps=100, seconds=20.0)
+        1280.0
     """
     check_positive_int("batch_size", batch_size)
     check_positive_int("steps", steps)

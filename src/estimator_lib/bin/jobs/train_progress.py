@@ -50,6 +50,10 @@ def progress_line(*, step: int, last_step: int, examples_per_sec: float,
 
     Returns:
         The line.
+
+    Examples:
+        >>> progress_line(step=40, last_step=100, examples_per_sec=142.2, secs_left=27)
+        'step 40/100, 142.2 examples/sec, 0:27 left'
     """
     tail = ("done" if step >= last_step else
             f"{progress.duration(secs_left)} left" if secs_left is not None else "")
