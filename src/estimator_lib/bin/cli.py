@@ -92,7 +92,16 @@ def one_line(error: BaseException) -> str:
 
 
 def fail(program: str, message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
-    """Prints `PROGRAM: error: MESSAGE` to stderr and exits with `exit_code`."""
+    """Prints `PROGRAM: error: MESSAGE` to stderr and exits with `exit_code`.
+
+    Args:
+        program: The binary's name, as error lines start with it.
+        message: What went wrong, one line.
+        exit_code: The process's exit status.
+
+    Raises:
+        SystemExit: Always, with `exit_code`.
+    """
     sys.stdout.flush()
     sys.stderr.write(f"{program}: error: {message}\n")
     sys.stderr.flush()
@@ -190,7 +199,16 @@ def check_dir_exists(holder: absl_flags.FlagHolder, expected: str) -> None:
 
 
 def not_a_folder(name: str, value: Optional[str], expected: str) -> Optional[str]:
-    """What is wrong with the local path --`name`=`value` as a folder, or None if it is one."""
+    """What is wrong with the local path --`name`=`value` as a folder, or None if it is one.
+
+    Args:
+        name: The flag's name.
+        value: The flag's value (a path), or None.
+        expected: What the folder should hold, for the message.
+
+    Returns:
+        One line saying what is wrong, or None.
+    """
     if not value or "://" in value or os.path.isdir(value):
         return None
     what = "is a file, not a folder" if os.path.exists(value) else "does not exist"
@@ -246,6 +264,13 @@ def run(main: Callable[[List[str]], None], *, program: str,
     binary's own checks of its flags, raising `app.UsageError` or `UserError`) runs,
     so that those mistakes are answered in a fraction of a second.
     `argv` defaults to sys.argv (tests pass their own).
+
+    Args:
+        main: The binary's `main(argv)`.
+        program: The binary's name, as error lines start with it.
+        key_flags: The flags `--help` lists (the binary's own).
+        argv: The command line; None takes `sys.argv`.
+        check: The binary's own checks of its flags, or None.
     """
     declare_key_flags(key_flags)
 

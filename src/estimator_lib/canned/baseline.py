@@ -117,8 +117,25 @@ def _optimizer_arg(optimizer, *, v2):
 class BaselineClassifierV2(Estimator):
     """Predicts the class prior (tf.estimator.BaselineClassifier).
 
-    Args: model_dir, n_classes (2), weight_column, label_vocabulary, optimizer
-    ('Ftrl' at 0.3), config, loss_reduction, as the original.
+    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's.
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -134,7 +151,26 @@ class BaselineClassifierV2(Estimator):
 
 
 class BaselineClassifier(EstimatorV1):
-    """tf.compat.v1.estimator.BaselineClassifier (v1 optimizers, SUM loss)."""
+    """tf.compat.v1.estimator.BaselineClassifier (v1 optimizers, SUM loss).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
                  optimizer="Ftrl", config=None,
@@ -149,7 +185,24 @@ class BaselineClassifier(EstimatorV1):
 
 
 class BaselineRegressorV2(Estimator):
-    """Predicts the label mean (tf.estimator.BaselineRegressor)."""
+    """Predicts the label mean (tf.estimator.BaselineRegressor).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
                  config=None, loss_reduction=tf.losses.Reduction.SUM_OVER_BATCH_SIZE):
@@ -163,7 +216,24 @@ class BaselineRegressorV2(Estimator):
 
 
 class BaselineRegressor(EstimatorV1):
-    """tf.compat.v1.estimator.BaselineRegressor (v1 optimizers, SUM loss)."""
+    """tf.compat.v1.estimator.BaselineRegressor (v1 optimizers, SUM loss).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
                  config=None, loss_reduction=tf.compat.v1.losses.Reduction.SUM):
@@ -177,7 +247,21 @@ class BaselineRegressor(EstimatorV1):
 
 
 class BaselineEstimatorV2(Estimator):
-    """A learned bias with a head you give (tf.estimator.BaselineEstimator)."""
+    """A learned bias with a head you give (tf.estimator.BaselineEstimator).
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
         optimizer = _optimizer_arg(optimizer, v2=True)
@@ -188,7 +272,21 @@ class BaselineEstimatorV2(Estimator):
 
 
 class BaselineEstimator(EstimatorV1):
-    """tf.compat.v1.estimator.BaselineEstimator: a learned bias with a v1 head you give."""
+    """tf.compat.v1.estimator.BaselineEstimator: a learned bias with a v1 head you give.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
         optimizer = _optimizer_arg(optimizer, v2=False)

@@ -83,6 +83,18 @@ def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dr
     The logit_fn builds its variables in the current variable scope; the v1
     estimators call it in scope `dnn`.
 
+    Args:
+        units: The size of the logits' last dimension (the head's `logits_dimension`).
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        input_layer_partitioner: The partitioner of the input layer's variables, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        A function `logit_fn(features, mode)` returning the logits tensor.
+
     Raises:
         ValueError: If `units` is not an int.
     """
@@ -176,7 +188,19 @@ class _DNNModelV2(tf_keras.Model):
 
 def dnn_logit_fn_builder_v2(units, hidden_units, feature_columns, activation_fn, dropout,
                             batch_norm):
-    """Returns `logit_fn(features, mode)` of the v2 DNN (a Keras model named `dnn`)."""
+    """Returns `logit_fn(features, mode)` of the v2 DNN (a Keras model named `dnn`).
+
+    Args:
+        units: The size of the logits' last dimension.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        A function `logit_fn(features, mode)` returning the logits tensor.
+    """
     _check_units(units)
 
     def dnn_logit_fn(features, mode):
@@ -189,7 +213,21 @@ def dnn_logit_fn_builder_v2(units, hidden_units, feature_columns, activation_fn,
 
 def dnn_logits_v2(features, mode, *, units, hidden_units, feature_columns, activation_fn,
                   dropout, batch_norm):
-    """(logits, trainable variables, update ops) of the v2 network."""
+    """(logits, trainable variables, update ops) of the v2 network.
+
+    Args:
+        features: The dict of feature tensors.
+        mode: The `ModeKeys` mode.
+        units: The size of the logits' last dimension.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        The triple `(logits, trainable variables, update ops)`.
+    """
     _check_units(units)
     model = _DNNModelV2(units, hidden_units, feature_columns, activation_fn, dropout,
                         batch_norm, name="dnn")
@@ -203,6 +241,23 @@ def dnn_model_fn_v2(features, labels, mode, head, hidden_units, feature_columns,
     """The v2 DNN model_fn: Keras layers, a tf_keras legacy optimizer on the global step.
 
     A name gives the optimizer's own default learning rate (0.05 where it has none).
+
+    Args:
+        features: The dict of feature tensors.
+        labels: The labels tensor (None in PREDICT).
+        mode: The `ModeKeys` mode.
+        head: The `Head` turning the logits into loss, metrics and predictions.
+        hidden_units: Units per hidden layer, first layer first.
+        feature_columns: The feature columns the model reads.
+        optimizer: The optimizer (name, instance or callable).
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training, or None.
+        config: The `RunConfig`.
+        use_tpu: Whether the spec is for TPUEstimator (a `TPUEstimatorSpec`).
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Returns:
+        The `EstimatorSpec` for `mode` (a `TPUEstimatorSpec` when `use_tpu`).
     """
     del config, use_tpu
     feature_inputs.check_features(features, feature_columns)
@@ -277,6 +332,33 @@ class DNNClassifier(EstimatorV1):
     """tf.compat.v1.estimator.DNNClassifier: v1 columns and optimizers, loss reduced with SUM.
 
     Takes DNNClassifierV2's arguments plus `input_layer_partitioner`.
+
+    Args:
+        hidden_units: Units per hidden layer, first layer first, e.g. `[64, 32]`.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training; None for no
+            dropout.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -299,6 +381,29 @@ class DNNRegressorV2(Estimator):
 
     Takes DNNClassifierV2's arguments with `label_dimension` (targets per
     example) in place of `n_classes` and `label_vocabulary`.
+
+    Args:
+        hidden_units: Units per hidden layer, first layer first, e.g. `[64, 32]`.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training; None for no
+            dropout.
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -315,7 +420,33 @@ class DNNRegressorV2(Estimator):
 
 
 class DNNRegressor(EstimatorV1):
-    """tf.compat.v1.estimator.DNNRegressor: v1 columns and optimizers, loss reduced with SUM."""
+    """tf.compat.v1.estimator.DNNRegressor: v1 columns and optimizers, loss reduced with SUM.
+
+    Args:
+        hidden_units: Units per hidden layer, first layer first, e.g. `[64, 32]`.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training; None for no
+            dropout.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
                  weight_column=None, optimizer="Adagrad", activation_fn=tf.nn.relu,
@@ -333,7 +464,28 @@ class DNNRegressor(EstimatorV1):
 
 
 class DNNEstimatorV2(Estimator):
-    """A DNN with a head you give (tf.estimator.DNNEstimator), e.g. a MultiLabelHead."""
+    """A DNN with a head you give (tf.estimator.DNNEstimator), e.g. a MultiLabelHead.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        hidden_units: Units per hidden layer, first layer first, e.g. `[64, 32]`.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training; None for no
+            dropout.
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
                  optimizer="Adagrad", activation_fn=tf.nn.relu, dropout=None, config=None,
@@ -345,7 +497,30 @@ class DNNEstimatorV2(Estimator):
 
 
 class DNNEstimator(EstimatorV1):
-    """tf.compat.v1.estimator.DNNEstimator: a DNN with a v1 head you give."""
+    """tf.compat.v1.estimator.DNNEstimator: a DNN with a v1 head you give.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        hidden_units: Units per hidden layer, first layer first, e.g. `[64, 32]`.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        activation_fn: The hidden layers' activation function.
+        dropout: The probability of dropping a hidden unit while training; None for no
+            dropout.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
                  optimizer="Adagrad", activation_fn=tf.nn.relu, dropout=None,

@@ -236,11 +236,33 @@ class _CombinedBase(Estimator):
 class DNNLinearCombinedClassifierV2(_CombinedBase):
     """Wide & deep classifier (tf.estimator.DNNLinearCombinedClassifier).
 
-    Args: `linear_feature_columns`, `linear_optimizer` ('Ftrl'),
-    `dnn_feature_columns`, `dnn_optimizer` ('Adagrad'), `dnn_hidden_units`,
-    `dnn_activation_fn`, `dnn_dropout`, `n_classes`, `weight_column`,
-    `label_vocabulary`, `config`, `warm_start_from`, `loss_reduction`,
-    `batch_norm`, `linear_sparse_combiner`, as the original.
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
@@ -262,7 +284,38 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
 
 
 class DNNLinearCombinedClassifier(_CombinedBase, EstimatorV1):
-    """tf.compat.v1.estimator.DNNLinearCombinedClassifier (v1 columns, optimizers, SUM)."""
+    """tf.compat.v1.estimator.DNNLinearCombinedClassifier (v1 columns, optimizers, SUM).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     _V2 = False
 
@@ -287,7 +340,34 @@ class DNNLinearCombinedClassifier(_CombinedBase, EstimatorV1):
 
 
 class DNNLinearCombinedRegressorV2(_CombinedBase):
-    """Wide & deep regressor (tf.estimator.DNNLinearCombinedRegressor)."""
+    """Wide & deep regressor (tf.estimator.DNNLinearCombinedRegressor).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
                  dnn_feature_columns=None, dnn_optimizer="Adagrad", dnn_hidden_units=None,
@@ -308,7 +388,36 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
 
 
 class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
-    """tf.compat.v1.estimator.DNNLinearCombinedRegressor (v1 columns, optimizers, SUM)."""
+    """tf.compat.v1.estimator.DNNLinearCombinedRegressor (v1 columns, optimizers, SUM).
+
+    Args:
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     _V2 = False
 
@@ -335,6 +444,28 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
     """Wide & deep model with a head you give (tf.estimator.DNNLinearCombinedEstimator).
 
     As in the original, it takes no `warm_start_from`.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        config: A `RunConfig`.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, head, model_dir=None, linear_feature_columns=None,
@@ -352,7 +483,32 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
 
 
 class DNNLinearCombinedEstimator(_CombinedBase, EstimatorV1):
-    """tf.compat.v1.estimator.DNNLinearCombinedEstimator: a v1 head you give."""
+    """tf.compat.v1.estimator.DNNLinearCombinedEstimator: a v1 head you give.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        linear_feature_columns: The feature columns of the linear (wide) part.
+        linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
+            instance or callable).
+        dnn_feature_columns: The feature columns of the deep part.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_hidden_units: Units per hidden layer of the deep part.
+        dnn_activation_fn: The deep part's activation function.
+        dnn_dropout: The deep part's dropout probability while training, or None.
+        input_layer_partitioner: The partitioner of the input layer's variables; None gives
+            the default (by the number of parameter servers).
+        config: A `RunConfig`.
+        batch_norm: Whether to apply batch normalization after each hidden layer.
+        linear_sparse_combiner: How the linear part combines a sparse column's values:
+            'sum', 'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     _V2 = False
 

@@ -50,6 +50,11 @@ def _raw_keys(column) -> List[str]:
 def check_features(features, columns: Sequence, *, ignore_keys: Iterable[str] = ()) -> None:
     """Checks that `features` is a dict holding every key `columns` read.
 
+    Args:
+        features: The dict of feature tensors.
+        columns: The feature columns given (any iterable).
+        ignore_keys: Keys that need not be present (e.g. the weight column).
+
     Raises:
         ValueError: `features` is not a dict, or a column's key is missing; the
             message names the column and lists the keys that arrived.
@@ -89,6 +94,14 @@ def v1_input_layer(features, columns: Sequence, *, training: bool) -> tf.Tensor:
 
     Called inside variable scope `<dnn>/input_from_feature_columns`, it makes the
     original's variables (`.../input_layer/<column>_embedding/embedding_weights`).
+
+    Args:
+        features: The dict of feature tensors.
+        columns: The feature columns given (any iterable).
+        training: Whether the layer is built for training.
+
+    Returns:
+        A float tensor `[batch, total width of the columns]`.
     """
     if is_v2(columns):
         dense_features = tf.compat.v1.keras.layers.DenseFeatures(columns, name="input_layer")

@@ -135,6 +135,29 @@ class LinearClassifier(EstimatorV1):
     """tf.compat.v1.estimator.LinearClassifier: v1 columns and optimizers, SUM loss.
 
     Takes LinearClassifierV2's arguments plus `partitioner`.
+
+    Args:
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        n_classes: How many classes the labels take (at least 2; 2 gives a binary head).
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        label_vocabulary: The string labels, in class-id order; None means labels are class
+            ids.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        partitioner: The partitioner of the model's variables.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum',
+            'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -152,7 +175,28 @@ class LinearClassifier(EstimatorV1):
 
 
 class LinearRegressorV2(Estimator):
-    """Linear regressor (tf.estimator.LinearRegressor); `label_dimension` targets."""
+    """Linear regressor (tf.estimator.LinearRegressor); `label_dimension` targets.
+
+    Args:
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum',
+            'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, warm_start_from=None,
@@ -169,7 +213,29 @@ class LinearRegressorV2(Estimator):
 
 
 class LinearRegressor(EstimatorV1):
-    """tf.compat.v1.estimator.LinearRegressor: v1 columns and optimizers, SUM loss."""
+    """tf.compat.v1.estimator.LinearRegressor: v1 columns and optimizers, SUM loss.
+
+    Args:
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a numeric column, giving per-example weights; None
+            weighs all examples 1.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        partitioner: The partitioner of the model's variables.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum',
+            'mean' or 'sqrtn'.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
                  optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
@@ -186,7 +252,25 @@ class LinearRegressor(EstimatorV1):
 
 
 class LinearEstimatorV2(Estimator):
-    """A linear model with a head you give (tf.estimator.LinearEstimator)."""
+    """A linear model with a head you give (tf.estimator.LinearEstimator).
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum',
+            'mean' or 'sqrtn'.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
                  sparse_combiner="sum", warm_start_from=None):
@@ -196,7 +280,26 @@ class LinearEstimatorV2(Estimator):
 
 
 class LinearEstimator(EstimatorV1):
-    """tf.compat.v1.estimator.LinearEstimator: a linear model with a v1 head you give."""
+    """tf.compat.v1.estimator.LinearEstimator: a linear model with a v1 head you give.
+
+    Args:
+        head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
+            predictions.
+        feature_columns: The feature columns the model reads (each a `FeatureColumn`).
+        model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
+            new temporary directory.
+        optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
+            optimizer instance, or a callable returning one.
+        config: A `RunConfig`.
+        partitioner: The partitioner of the model's variables.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum',
+            'mean' or 'sqrtn'.
+        warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes` or an
+            unknown optimizer name).
+    """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
                  partitioner=None, sparse_combiner="sum", warm_start_from=None):

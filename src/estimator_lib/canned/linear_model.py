@@ -151,6 +151,15 @@ class LinearModel(tf_keras.Model):
     Categorical columns act as indicator columns (one weight per bucket),
     combined per example with `sparse_combiner` ('sum', 'mean' or 'sqrtn');
     dense columns get one weight per element. Output: (batch, units).
+
+    Args:
+        feature_columns: The feature columns the model reads.
+        units: The size of the logits' last dimension.
+        sparse_combiner: How a sparse column's values per example combine: 'sum', 'mean' or
+            'sqrtn'.
+        trainable: Whether the model's variables are trainable.
+        name: The model's name (its variable scope).
+        **kwargs: Other Keras `Model` arguments.
     """
 
     def __init__(self, feature_columns, units=1, sparse_combiner="sum", trainable=True,
@@ -180,7 +189,17 @@ def _keras_linear_logits(features, *, units, feature_columns, sparse_combiner, n
 
 
 def linear_logit_fn_builder_v2(units, feature_columns, sparse_combiner="sum"):
-    """Returns `logit_fn(features)` of the v2 linear model (named `linear_model`)."""
+    """Returns `logit_fn(features)` of the v2 linear model (named `linear_model`).
+
+    Args:
+        units: The size of the logits' last dimension.
+        feature_columns: The feature columns the model reads.
+        sparse_combiner: How a sparse column's values per example combine: 'sum', 'mean' or
+            'sqrtn'.
+
+    Returns:
+        A function `logit_fn(features)` returning the logits tensor.
+    """
 
     def linear_logit_fn(features):
         feature_inputs.require_v2(feature_columns)
@@ -194,7 +213,18 @@ def linear_logit_fn_builder_v2(units, feature_columns, sparse_combiner="sum"):
 
 
 def linear_logits_v2(features, *, units, feature_columns, sparse_combiner="sum"):
-    """(logits, variables) of the v2 estimators' model `linear/linear_model`."""
+    """(logits, variables) of the v2 estimators' model `linear/linear_model`.
+
+    Args:
+        features: The dict of feature tensors.
+        units: The size of the logits' last dimension.
+        feature_columns: The feature columns the model reads.
+        sparse_combiner: How a sparse column's values per example combine: 'sum', 'mean' or
+            'sqrtn'.
+
+    Returns:
+        The pair `(logits, the model's variables)`.
+    """
     feature_inputs.require_v2(feature_columns)
     # The model's name carries the `linear/` prefix: its variables come from
     # get_variable, which name scopes do not reach.
@@ -210,6 +240,15 @@ def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
 
     Built in the current variable scope (`linear` in the estimators): a Keras
     LinearModel for v2 columns, tf.compat.v1.feature_column.linear_model otherwise.
+
+    Args:
+        units: The size of the logits' last dimension (the head's `logits_dimension`).
+        feature_columns: The feature columns the model reads.
+        sparse_combiner: How a sparse column's several values per example combine: 'sum', 'mean'
+            or 'sqrtn'.
+
+    Returns:
+        A function `logit_fn(features)` returning the logits tensor.
     """
 
     def linear_logit_fn(features):

@@ -100,6 +100,20 @@ class LinearSDCA:
                        features, targets, bias_var, global_step):
         """(SdcaModel, train op) for one batch of the linear model's columns.
 
+        Args:
+            state_manager: The feature columns' state manager (it holds their weight variables).
+            weight_column_name: The feature key of the example weights, or None.
+            loss_type: The SDCA loss: 'logistic_loss', 'squared_loss', 'hinge_loss',
+                'smooth_hinge_loss' or 'poisson_loss'.
+            feature_columns: The model's v2 feature columns.
+            features: The dict of feature tensors.
+            targets: The labels tensor.
+            bias_var: The bias variable.
+            global_step: The global step, incremented by the train op.
+
+        Returns:
+            The pair `(SdcaModel, train op)`.
+
         Raises:
             ValueError: If a dense column has rank > 1 or a column is neither dense
                 nor categorical.
@@ -180,6 +194,17 @@ def _loss_type(head) -> str:
 def sdca_model_fn(features, labels, mode, head, feature_columns, optimizer: LinearSDCA):
     """The linear model_fn when `optimizer` is a LinearSDCA (v1 and v2 estimators).
 
+    Args:
+        features: The dict of feature tensors.
+        labels: The labels tensor (None in PREDICT).
+        mode: The `ModeKeys` mode.
+        head: The estimator's head (binary classification or one-dimensional regression).
+        feature_columns: The model's v2 feature columns.
+        optimizer: The `LinearSDCA` the estimator was given.
+
+    Returns:
+        The `EstimatorSpec` for `mode`.
+
     Raises:
         ValueError: If the columns are not v2 ones or the head is neither binary
             classification nor one-dimensional regression.
@@ -216,6 +241,13 @@ def check_sdca_arguments(optimizer, feature_columns, sparse_combiner, *,
                          n_classes: Optional[int] = None,
                          label_dimension: Optional[int] = None) -> None:
     """A classifier's or regressor's arguments when `optimizer` is a LinearSDCA.
+
+    Args:
+        optimizer: The `LinearSDCA` the estimator was given.
+        feature_columns: The model's v2 feature columns.
+        sparse_combiner: The estimator's `sparse_combiner` (must be 'sum').
+        n_classes: The classifier's `n_classes`, or None for a regressor.
+        label_dimension: The regressor's `label_dimension`, or None for a classifier.
 
     Raises:
         ValueError: sparse_combiner is not 'sum', a column is not v2, more than 2

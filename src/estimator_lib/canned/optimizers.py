@@ -181,7 +181,16 @@ class KerasOptimizerArg:
 
 def keras_optimizer_for_graph(opt, *, learning_rate: Optional[float] = None,
                               bind_global_step: bool = True):
-    """An optimizer (or KerasOptimizerArg) made ready for this graph: see KerasOptimizerArg."""
+    """An optimizer (or KerasOptimizerArg) made ready for this graph: see KerasOptimizerArg.
+
+    Args:
+        opt: An optimizer instance, a `KerasOptimizerArg`, a name or a callable.
+        learning_rate: The learning rate a name is built with; None for the default.
+        bind_global_step: Whether the optimizer's iterations are the graph's global step.
+
+    Returns:
+        A tf_keras legacy optimizer for the current graph.
+    """
     if not isinstance(opt, KerasOptimizerArg):
         opt = KerasOptimizerArg(opt, learning_rate=learning_rate)
     return opt.for_graph(bind_global_step=bind_global_step)

@@ -148,6 +148,12 @@ def check_hooks(hooks, argument: str, kind=tf.compat.v1.train.SessionRunHook,
     """Returns `hooks` as a tuple; a TypeError names any item that is not a `kind`.
 
     `lead` starts the message (the original's wording where it is called).
+
+    Args:
+        hooks: The hooks given (None, or an iterable).
+        argument: The argument's name, for the message.
+        kind: The class every item must be an instance of.
+        lead: The message's first words.
     """
     hooks = tuple(hooks or ())
     for hook in hooks:
@@ -164,7 +170,35 @@ _SPEC_FIELDS = [
 
 
 class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
-    """Ops and objects returned from a `model_fn` and passed to an `Estimator`."""
+    """What a `model_fn` returns: the ops and objects an `Estimator` runs in one mode.
+
+    A namedtuple with these fields, checked at construction. Which fields a mode needs:
+    TRAIN needs `loss` and `train_op`; EVAL needs `loss`; PREDICT needs `predictions`.
+    Fields a mode does not use may be given and are ignored by it.
+
+    Args:
+        mode: A `ModeKeys` value (TRAIN, EVAL or PREDICT).
+        predictions: A tensor or dict of tensors: the model's outputs.
+        loss: A scalar tensor (or one of shape [1]): the training or evaluation loss.
+        train_op: The op that runs one training step.
+        eval_metric_ops: A dict of metric name to a `(value_op, update_op)` pair, or to
+            a `tf.keras.metrics.Metric` (its update op is taken from its updates).
+        export_outputs: A dict of signature name to `ExportOutput`, for
+            `export_saved_model`. In PREDICT mode, None gives one default
+            `PredictOutput` of `predictions`.
+        training_chief_hooks: `SessionRunHook`s run on the chief only, when training.
+        training_hooks: `SessionRunHook`s run on every worker, when training.
+        scaffold: A `tf.compat.v1.train.Scaffold` (savers, init ops, summary op); None
+            makes a default one.
+        evaluation_hooks: `SessionRunHook`s run when evaluating.
+        prediction_hooks: `SessionRunHook`s run when predicting.
+
+    Raises:
+        ValueError: If a field the mode needs is missing, `loss` is not a scalar,
+            a tensor belongs to another graph, or a value has the wrong structure.
+        TypeError: If a field has the wrong type (a hook that is not a
+            `SessionRunHook`, a scaffold that is not a `Scaffold`, non-dict metrics).
+    """
 
     def __new__(cls, mode, predictions=None, loss=None, train_op=None,
                 eval_metric_ops=None, export_outputs=None, training_chief_hooks=None,
@@ -221,6 +255,14 @@ def call_logit_fn(logit_fn: Callable, features, mode, params, config):
 
     `tf.estimator.experimental.call_logit_fn`: a helper for model_fns built from a
     logit function.
+
+    Args:
+        logit_fn: The function building the logits; it takes `features` and any of `mode`,
+            `params`, `config`.
+        features: The features passed on to `logit_fn`.
+        mode: The `ModeKeys` mode, passed if `logit_fn` takes it.
+        params: The params dict, passed if `logit_fn` takes it.
+        config: The `RunConfig`, passed if `logit_fn` takes it.
 
     Returns:
         The logits: a Tensor, or a dict of string -> Tensor.

@@ -55,6 +55,43 @@ class RunConfig:
     `steps_per_run` (keyword only) is an estimator_lib extension: `train()` runs that
     many steps per session run, in a bounded in-graph loop (docs/estimator.md,
     "Several steps per session run"). The default, 1, is the original's behaviour.
+
+    Args:
+        model_dir: Where checkpoints, summaries and the graph are written. If TF_CONFIG
+            has a `model_dir`, it is used, and this must be None or the same.
+        tf_random_seed: The graph-level random seed each Estimator call sets.
+        save_summary_steps: Write summaries every this many steps (0 or None: never).
+        save_checkpoints_steps: Save a checkpoint every this many steps. Cannot be
+            given with `save_checkpoints_secs`.
+        save_checkpoints_secs: Save a checkpoint every this many seconds. When neither
+            this nor `save_checkpoints_steps` is given, it is 600; set both to None to
+            save no checkpoints on a cadence.
+        session_config: A `tf.compat.v1.ConfigProto` for the sessions; None takes the
+            default (soft placement; on a parameter-server cluster, device filters).
+        keep_checkpoint_max: How many recent checkpoints to keep (0 or None: all).
+        keep_checkpoint_every_n_hours: Also keep one checkpoint per this many hours.
+        log_step_count_steps: Log the loss and the steps per second every this many
+            steps; None disables it.
+        train_distribute: A `tf.distribute` strategy `train()` runs under.
+        device_fn: A function of one argument, `op`, returning the device to place
+            it on; it overrides the cluster's default placement.
+        protocol: The server's RPC protocol, `grpc` (None) or `grpc+verbs`.
+        eval_distribute: A `tf.distribute` strategy `evaluate()` runs under.
+        experimental_distribute: An object with `train_distribute` and
+            `eval_distribute` attributes, the strategies used when the arguments of
+            those names are None.
+        experimental_max_worker_delay_secs: The most seconds a non-chief worker waits
+            before starting to train (staggered starts); None keeps the default.
+        session_creation_timeout_secs: How long a worker waits for the chief's
+            session before failing.
+        checkpoint_save_graph_def: Whether checkpoints also write the graph's
+            `graph.pbtxt` and meta graph.
+        steps_per_run: Training steps per session run (estimator_lib only; see above).
+
+    Raises:
+        ValueError: If a value is out of range or of the wrong type, both checkpoint
+            cadences are given, `model_dir` disagrees with TF_CONFIG's, or TF_CONFIG
+            describes an inconsistent cluster.
     """
 
     model_dir: Optional[str] = None
@@ -194,22 +231,50 @@ class RunConfig:
                 f"run). Received: steps_per_run={self.steps_per_run!r}.")
 
     # Read-only cluster properties, from TF_CONFIG.
-    cluster_spec = property(lambda self: self._cluster.cluster_spec)
-    task_type = property(lambda self: self._cluster.task_type)
-    task_id = property(lambda self: self._cluster.task_id)
-    is_chief = property(lambda self: self._cluster.is_chief)
-    master = property(lambda self: self._cluster.master)
-    evaluation_master = property(lambda self: self._cluster.evaluation_master)
-    num_ps_replicas = property(lambda self: self._cluster.num_ps_replicas)
-    num_worker_replicas = property(lambda self: self._cluster.num_worker_replicas)
-    global_id_in_cluster = property(lambda self: self._cluster.global_id_in_cluster)
-    service = property(lambda self: self._cluster.service)
+    cluster_spec = property(lambda self: self._cluster.cluster_spec,
+                            doc="TF_CONFIG's cluster, a `tf.train.ClusterSpec` (may be empty).")
+    task_type = property(lambda self: self._cluster.task_type,
+                         doc="This task's type (`chief`, `worker`, `ps`, `evaluator`...).")
+    task_id = property(lambda self: self._cluster.task_id,
+                       doc="This task's index among the tasks of its type.")
+    is_chief = property(lambda self: self._cluster.is_chief,
+                        doc="Whether this task is the chief, the one that writes checkpoints.")
+    master = property(lambda self: self._cluster.master,
+                      doc="The session target (`grpc://...` on a cluster; '' when local).")
+    evaluation_master = property(lambda self: self._cluster.evaluation_master,
+                                 doc="The session target `evaluate()` uses ('' when local).")
+    num_ps_replicas = property(lambda self: self._cluster.num_ps_replicas,
+                               doc="How many parameter-server tasks the cluster has.")
+    num_worker_replicas = property(lambda self: self._cluster.num_worker_replicas,
+                                   doc="How many tasks train: the chief and the workers.")
+    global_id_in_cluster = property(lambda self: self._cluster.global_id_in_cluster,
+                                    doc="This task's index over all training tasks.")
+    service = property(lambda self: self._cluster.service,
+                       doc="TF_CONFIG's `service` entry (a dict), or None.")
 
     def replace(self, **kwargs) -> "RunConfig":
         """Returns a new RunConfig with the given fields replaced (and revalidated).
 
         Setting one of `save_checkpoints_steps` / `save_checkpoints_secs` to a value
-        clears the other, as the original did.
+        clears the other, as the original did. The cluster read from TF_CONFIG at
+        construction is kept.
+
+        Args:
+            **kwargs: Field names (those of the constructor) and their new values.
+
+        Returns:
+            A new RunConfig (of the same class); this one is unchanged.
+
+        Raises:
+            ValueError: If a name is not a replaceable field, or a value is invalid.
+
+        Examples:
+            >>> config = RunConfig(model_dir="/tmp/run", save_checkpoints_steps=100)
+            >>> config.save_checkpoints_secs is None
+            True
+            >>> later = config.replace(save_checkpoints_secs=60)
+            >>> later.save_checkpoints_steps is None, config.save_checkpoints_steps
+            (True, 100)
         """
         for key in kwargs:
             if key not in _REPLACEABLE:
@@ -236,7 +301,11 @@ class RunConfig:
         return new
 
     def as_dict(self) -> Dict[str, Any]:
-        """Every field and cluster property, for logging."""
+        """Every field and cluster property, for logging.
+
+        Returns:
+            A dict of name to value; `cluster_spec` is given as a dict.
+        """
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         for name in ("task_type", "task_id", "global_id_in_cluster", "master",
                      "evaluation_master", "is_chief", "num_ps_replicas",

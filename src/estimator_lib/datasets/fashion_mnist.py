@@ -158,6 +158,15 @@ def load_data(data_dir: Optional[str] = None, *, synthetic_data: bool = False,
     [N, 28, 28], labels [N]. `synthetic_data=True` returns the embedded
     synthetic set (60,000 and 10,000 examples).
 
+    Args:
+        data_dir: Folder holding the four IDX files; searched first.
+        synthetic_data: Return the embedded synthetic set instead of reading
+            files.
+        seed: The synthetic set's seed.
+        cache_dir: The Keras cache root (`~/.keras`); searched second.
+        download: Download missing files (into `data_dir` when given, else
+            the Keras cache). False fails instead.
+
     Raises:
         BadDataError: If a file is corrupt or image and label counts differ.
         DownloadError: If the files are missing and cannot be downloaded.

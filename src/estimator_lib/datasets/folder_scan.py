@@ -146,6 +146,14 @@ def split_listing(listing: FolderListing, *, test_fraction: float = 0.2,
     Each class with n >= 2 images gives max(1, round(test_fraction * n)) of them,
     chosen by `seed`, to test and keeps the rest (at least one) for training.
 
+    Args:
+        listing: The listing of a class-per-folder tree (`scan_folder`).
+        test_fraction: The share of each class's images given to the test split.
+        seed: Seeds the choice of test images.
+
+    Returns:
+        The pair `(train, test)` of listings, with the class names of `listing`.
+
     Raises:
         ValueError: If `test_fraction` is not in (0, 1).
     """

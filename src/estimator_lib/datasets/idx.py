@@ -131,6 +131,15 @@ def check_pair(images_path: str, labels_path: str, *,
                num_classes: Optional[int] = 10) -> Tuple[IdxInfo, IdxInfo]:
     """Checks an images file and its labels file belong together.
 
+    Args:
+        images_path: The IDX file of the images.
+        labels_path: The IDX file of the labels.
+        image_shape: The shape each image must have.
+        num_classes: Labels must be below this; None skips the check.
+
+    Returns:
+        The pair `(images info, labels info)` read from the headers.
+
     Raises:
         BadDataError: If either is unreadable, the image shape is wrong, the
             counts differ, or a label is outside [0, num_classes).

@@ -65,6 +65,22 @@ def make_parse_fn(class_names: Sequence[str], *,
     """Maps (path, label) to (image float32 [h, w, c] in [0, 1], label).
 
     `scaled=False` leaves pixels in [0, 255].
+
+    Args:
+        class_names: The class names, in label order (their number is the one-
+            hot depth).
+        image_size: The size images are resized to: an int (square) or `(height,
+            width)`.
+        channels: The channels of the decoded image (1 or 3).
+        one_hot: Whether labels become one-hot float vectors (else int ids).
+        scaled: Whether pixels are scaled to [0, 1] (else left in [0, 255]).
+
+    Returns:
+        A function `parse(path, label)` for `Dataset.map`, returning `(image,
+        label)`.
+
+    Raises:
+        ValueError: If `image_size` or `channels` is invalid.
     """
     size = images.normalize_image_size(image_size)
     images.check_channels(channels)

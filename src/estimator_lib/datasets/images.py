@@ -47,6 +47,14 @@ def decode_and_resize_pixels(contents: tf.Tensor, *,
     channel and then copied to three: the same numbers as decoding to RGB
     first (libjpeg copies Y to R, G and B), for a third of the resize work.
     The number of components is read from the JPEG header.
+
+    Args:
+        contents: The encoded JPEG, a scalar string tensor.
+        image_size: The output size: an int (square) or `(height, width)`.
+        channels: The output channels (1 or 3).
+
+    Returns:
+        A float32 tensor `[height, width, channels]` with values in [0, 255].
     """
     return _decode_resized(contents, image_size, channels, scale=None)
 
@@ -59,6 +67,14 @@ def decode_and_resize(contents: tf.Tensor, *,
     The seed's map function: decode, convert to float, resize (bilinear).
     Scaling after the resize (and before copying a gray channel) gives the
     same values up to float rounding and touches fewer pixels.
+
+    Args:
+        contents: The encoded JPEG, a scalar string tensor.
+        image_size: The output size: an int (square) or `(height, width)`.
+        channels: The output channels (1 or 3).
+
+    Returns:
+        A float32 tensor `[height, width, channels]` with values in [0, 1].
     """
     return _decode_resized(contents, image_size, channels, scale=1 / 255.0)
 
@@ -93,6 +109,14 @@ def gray_to_channels(image: tf.Tensor, channels: int,
     Done as a [pixels, 1] x [1, channels] matrix product: on a batch of
     224x224 images it costs less than half of `tf.tile` (whose kernel is
     slow for an inner dimension of 1), and the scaling comes for free.
+
+    Args:
+        image: A float image `[h, w, 1]` or batch `[n, h, w, 1]`.
+        channels: The output channels (1 or 3).
+        scale: A factor every pixel is multiplied by.
+
+    Returns:
+        The image with its last dimension `channels`, times `scale`.
     """
     if channels == 1:
         return image if scale == 1.0 else image * scale

@@ -102,6 +102,13 @@ def split_dir(data_dir: str, split: str, *,
               log: Optional[Callable[[str], None]] = None) -> str:
     """Returns the folder of one split, e.g. `.../OCT2017 /train`.
 
+    Args:
+        data_dir: The folder the OCT2017 data was unzipped into (any level above
+            the splits).
+        split: The split: `train`, `test` or `val`.
+        log: Called with one line of text when the layout needed a guess; None
+            to stay quiet.
+
     Raises:
         ValueError: If `split` is not train, test or val.
         BadDataError: If the data or the split is missing.
@@ -208,6 +215,17 @@ def download_oct(data_dir: str, *, force: bool = False, quiet: bool = False,
     previous call completed. Needs Kaggle credentials (KAGGLE_USERNAME and
     KAGGLE_KEY, KAGGLE_API_TOKEN, or ~/.kaggle/kaggle.json).
 
+    Args:
+        data_dir: The folder the OCT2017 data was unzipped into (any level above
+            the splits).
+        force: Download again even if a previous download completed.
+        quiet: Print no progress.
+        keep_archive: Keep the zip file after extracting it.
+        progress: Called as `progress(done, total)` while working; None for
+            none.
+        api_factory: Makes the Kaggle API client (for tests); None uses the
+            `kaggle` package.
+
     Returns:
         The folder holding the splits (see `find_root`).
 
@@ -234,6 +252,24 @@ def convert_oct_to_tfrecords(
     Pre-resized ('raw') images are stored as one grayscale channel (OCT
     scans are grayscale); readers copy it to 3 channels. Class names are
     the four OCT classes for every split, so labels agree across splits.
+
+    Args:
+        data_dir: The folder the OCT2017 data was unzipped into (any level above
+            the splits).
+        output_dir: Where the TFRecord shards and metadata are written.
+        splits: The splits to convert (those absent are skipped with a warning).
+        image_format: `jpeg` stores the files' bytes as they are; `raw` stores
+            pre-resized pixels.
+        image_size: The size `raw` images are resized to: an int or `(height,
+            width)`.
+        num_shards: Shards per split; None picks about `target_shard_bytes` per
+            shard.
+        target_shard_bytes: The shard size aimed at when `num_shards` is None.
+        seed: Seeds the order of examples across shards.
+        on_bad_file: `raise` stops at an unreadable image; `skip` leaves it out
+            and counts it.
+        progress: Called as `progress(done, total)` while working; None for
+            none.
 
     Returns:
         split -> the metadata written (see `convert_folder_to_tfrecords`).

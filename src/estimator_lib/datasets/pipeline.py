@@ -106,6 +106,15 @@ def resolve_batch_size(*, batch_size: Optional[int],
     `input_context.get_per_replica_batch_size`; without an input context (one
     replica) it is used as is. Exactly one of the two must be given.
 
+    Args:
+        batch_size: Examples per replica (the Estimator's contract), or None.
+        global_batch_size: Examples per step over all replicas, or None.
+        input_context: The `tf.distribute.InputContext` the input_fn got, or
+            None.
+
+    Returns:
+        The batch size of this pipeline (per replica).
+
     Raises:
         ValueError: If both or neither are given, a size is not positive, or
             the global batch does not divide across the replicas.
@@ -165,6 +174,14 @@ def list_files(file_pattern: Union[str, Sequence[str]], *,
     here so that a pattern matching nothing is a clear error now rather than
     an InvalidArgumentError at the first `session.run`.
 
+    Args:
+        file_pattern: A glob, or a list of globs.
+        shuffle: Whether to shuffle the file order (else sorted).
+        seed: The shuffle seed; None for a random order each run.
+
+    Returns:
+        A dataset of file names.
+
     Raises:
         ValueError: If a pattern matches no file.
     """
@@ -188,6 +205,15 @@ def shuffle_and_repeat(dataset: tf.data.Dataset, *, buffer_size: int,
 
     With a seed the sequence of epoch orders is repeatable across runs; each
     epoch still differs from the last. `count=None` repeats forever.
+
+    Args:
+        dataset: The `tf.data.Dataset` to transform.
+        buffer_size: The shuffle buffer's size, in elements.
+        count: How many epochs; None repeats forever.
+        seed: The shuffle seed; None for a random order each run.
+
+    Returns:
+        The shuffled, repeated dataset.
     """
     _check_positive("buffer_size", buffer_size)
     check_epochs(count)
@@ -200,7 +226,25 @@ def map_and_batch(dataset: tf.data.Dataset, map_func: Callable, *,
                   batch_size: int, num_parallel_calls: int = AUTOTUNE,
                   drop_remainder: bool = False,
                   deterministic: Optional[bool] = None) -> tf.data.Dataset:
-    """Parallel map then batch; tf.data fuses the two into one kernel."""
+    """Parallel map then batch; tf.data fuses the two into one kernel.
+
+    Args:
+        dataset: The `tf.data.Dataset` to transform.
+        map_func: The function mapped over the elements (or, for
+            `batch_and_map`, the batches).
+        batch_size: Examples per replica (the Estimator's contract), or None.
+        num_parallel_calls: How many calls run in parallel (AUTOTUNE by
+            default).
+        drop_remainder: Whether to drop a last, smaller batch.
+        deterministic: Whether to keep the input order; None leaves it to
+            tf.data's options.
+
+    Returns:
+        The mapped, batched dataset.
+
+    Raises:
+        ValueError: If `batch_size` is not positive.
+    """
     _check_positive("batch_size", batch_size)
     dataset = dataset.map(map_func, num_parallel_calls=num_parallel_calls,
                           deterministic=deterministic)
@@ -211,7 +255,25 @@ def batch_and_map(dataset: tf.data.Dataset, map_func: Callable, *,
                   batch_size: int, num_parallel_calls: int = AUTOTUNE,
                   drop_remainder: bool = False,
                   deterministic: Optional[bool] = None) -> tf.data.Dataset:
-    """Batches first, then maps whole batches: for vectorised parsing."""
+    """Batches first, then maps whole batches: for vectorised parsing.
+
+    Args:
+        dataset: The `tf.data.Dataset` to transform.
+        map_func: The function mapped over the elements (or, for
+            `batch_and_map`, the batches).
+        batch_size: Examples per replica (the Estimator's contract), or None.
+        num_parallel_calls: How many calls run in parallel (AUTOTUNE by
+            default).
+        drop_remainder: Whether to drop a last, smaller batch.
+        deterministic: Whether to keep the input order; None leaves it to
+            tf.data's options.
+
+    Returns:
+        The batched, mapped dataset.
+
+    Raises:
+        ValueError: If `batch_size` is not positive.
+    """
     _check_positive("batch_size", batch_size)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     return dataset.map(map_func, num_parallel_calls=num_parallel_calls,
@@ -230,6 +292,21 @@ def interleave_files(files: tf.data.Dataset,
                      num_parallel_calls: int = AUTOTUNE,
                      deterministic: Optional[bool] = None) -> tf.data.Dataset:
     """Reads several files at once, mixing their records (parallel interleave).
+
+    Args:
+        files: A dataset of file names.
+        reader: Makes a dataset of records from one file name (e.g.
+            `tf.data.TFRecordDataset`).
+        cycle_length: How many files are read at once; None lets tf.data choose.
+        block_length: How many consecutive records come from one file before the
+            next.
+        num_parallel_calls: How many calls run in parallel (AUTOTUNE by
+            default).
+        deterministic: Whether to keep the input order; None leaves it to
+            tf.data's options.
+
+    Returns:
+        A dataset of the files' records, interleaved.
     """
     return files.interleave(
         reader, cycle_length=cycle_length or AUTOTUNE,
@@ -272,7 +349,23 @@ def with_options(dataset: tf.data.Dataset, *,
 
 def default_deterministic(mode: str, seed: Optional[int],
                           deterministic: Optional[bool]) -> bool:
-    """Order is kept when asked, when seeded, or outside training."""
+    """Order is kept when asked, when seeded, or outside training.
+
+    Args:
+        mode: The `ModeKeys` mode of the input_fn.
+        seed: The shuffle seed; None for a random order each run.
+        deterministic: Whether to keep the input order; None leaves it to
+            tf.data's options.
+
+    Returns:
+        `deterministic` if given; else True when seeded or not training.
+
+    Examples:
+        >>> default_deterministic("train", None, None)
+        False
+        >>> default_deterministic("eval", None, None)
+        True
+    """
     if deterministic is not None:
         return deterministic
     return seed is not None or mode != TRAIN

@@ -80,6 +80,14 @@ def load_arrays(num_examples: int, *, seed: int = 0,
 
     Runs in a private graph, so it works whether or not eager execution is
     on in the caller's context.
+
+    Args:
+        num_examples: How many examples.
+        seed: Seeds the examples (the same seed gives the same arrays).
+        split: `train` or `test`: the two splits differ for the same seed.
+
+    Returns:
+        The pair `(images, labels)`: uint8 `[N, 28, 28]` and `[N]`.
     """
     with tf.Graph().as_default():
         batch = dataset(num_examples, seed=seed, split=split).batch(
@@ -104,6 +112,17 @@ def write_textured_jpegs(folder: str, *, count: int,
 
     For benchmarks: they cost what real B-scans cost to decode (a flat image
     decodes unrealistically fast).
+
+    Args:
+        folder: Where the class folders are created.
+        count: How many images to write.
+        class_names: The class folder names.
+        height: The images' height.
+        width: The images' width.
+        seed: Seeds the examples (the same seed gives the same arrays).
+
+    Returns:
+        The paths written, one class folder per name, classes in turn.
     """
     rng = np.random.RandomState(seed)
     paths = []

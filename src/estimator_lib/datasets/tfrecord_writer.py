@@ -35,6 +35,15 @@ def plan_num_shards(total_bytes: int, num_examples: int, *,
     Never more shards than examples. The seeds' guide, 1,000 shards per
     million images, is ~100 MB shards for 100 KB images.
 
+    Args:
+        total_bytes: The bytes all examples take.
+        num_examples: How many examples there are.
+        num_shards: The number asked for; None plans by size.
+        target_shard_bytes: The shard size aimed at.
+
+    Returns:
+        The number of shards, between 1 and `num_examples`.
+
     Raises:
         ValueError: If `num_shards` or `target_shard_bytes` is not positive.
     """

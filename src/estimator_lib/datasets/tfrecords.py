@@ -46,7 +46,20 @@ FEATURES = {
 
 
 def shard_name(name: str, index: int, num_shards: int) -> str:
-    """The file name of one shard, e.g. train-00003-of-00042.tfrecord."""
+    """The file name of one shard, e.g. train-00003-of-00042.tfrecord.
+
+    Args:
+        name: The split's name (the files' prefix).
+        index: The shard's index, from 0.
+        num_shards: How many shards the split has.
+
+    Returns:
+        The shard's file name.
+
+    Examples:
+        >>> shard_name("train", 3, 42)
+        'train-00003-of-00042.tfrecord'
+    """
     return f"{name}-{index:05d}-of-{num_shards:05d}.tfrecord"
 
 
@@ -58,7 +71,21 @@ def metadata_path(output_dir: str, name: str) -> str:
 def make_example(*, encoded: bytes, image_format: str, height: int,
                  width: int, channels: int, label: int, text: str,
                  filename: str) -> bytes:
-    """A serialized `tf.train.Example` of one image."""
+    """A serialized `tf.train.Example` of one image.
+
+    Args:
+        encoded: The image's bytes (JPEG, or raw pixels).
+        image_format: `jpeg` or `raw`.
+        height: The image's height.
+        width: The image's width.
+        channels: The image's channels.
+        label: The class id.
+        text: The class name.
+        filename: The source file's name.
+
+    Returns:
+        The `tf.train.Example`, serialized.
+    """
 
     def bytes_feature(value: bytes) -> tf.train.Feature:
         return tf.train.Feature(bytes_list=tf.train.BytesList(value=[value]))
@@ -82,7 +109,16 @@ def make_example(*, encoded: bytes, image_format: str, height: int,
 
 def write_metadata(output_dir: str, name: str,
                    metadata: Dict[str, Any]) -> str:
-    """Writes the metadata file under a temporary name, then renames it."""
+    """Writes the metadata file under a temporary name, then renames it.
+
+    Args:
+        output_dir: The folder of the shards.
+        name: The split's name (the files' prefix).
+        metadata: The JSON-serializable metadata.
+
+    Returns:
+        The metadata file's path.
+    """
     path = metadata_path(output_dir, name)
     partial = path + ".partial"
     with open(partial, "w") as f:

@@ -96,6 +96,13 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
     was (`model_fn_as_the_strategy_calls_it`, given the `autograph` status `fn`
     receives), estimator_lib's own frames run as written (converting them cost
     model_to_estimator 1.4 s per replica).
+
+    Args:
+        strategy: The `tf.distribute` strategy (None in `train_scope`: no strategy).
+        fn: The function to call on each replica.
+        features: The per-replica features.
+        labels: The per-replica labels.
+        outputs: Picks the values to regroup from one call's result.
     """
     results = {}
     conversion = tf.__internal__.autograph.control_status_ctx()
@@ -149,7 +156,16 @@ def reduce_loss(strategy, per_replica_loss):
 @contextlib.contextmanager
 def train_scope(graph: tf.Graph, strategy, device_fn=None):
     """Where a TRAIN graph is built: the strategy's scope (loss scaling as the original's
-    Estimator had it), or `RunConfig.device_fn` without a strategy."""
+    Estimator had it), or `RunConfig.device_fn` without a strategy.
+
+    Args:
+        graph: The graph being built.
+        strategy: The `tf.distribute` strategy (None in `train_scope`: no strategy).
+        device_fn: `RunConfig.device_fn`, or None.
+
+    Returns:
+        A context manager.
+    """
     if strategy is None:
         with graph.device(device_fn):
             yield

@@ -39,7 +39,28 @@ class Estimator:
     """Trains, evaluates, predicts with and exports the model a `model_fn` builds.
 
     Same constructor, methods and behaviour as `tf.estimator.Estimator`; every call
-    builds a fresh `tf.Graph` and runs it in a `tf.compat.v1` session.
+    builds a fresh `tf.Graph` and runs it in a `tf.compat.v1` session. Subclasses may
+    not override the public methods (the constructor checks, as the original's did).
+
+    Args:
+        model_fn: Builds the model: called as `model_fn(features, labels, mode, params,
+            config)`, where only `features` is required and the others are passed when
+            the function names them. Returns an `EstimatorSpec` for the given
+            `ModeKeys` mode.
+        model_dir: Directory for checkpoints, summaries and exports' defaults. None
+            takes `config.model_dir`, or else a new temporary directory (logged). If
+            both are given they must agree.
+        config: A `RunConfig`; None means `RunConfig()` (with TF_CONFIG read).
+        params: A dict passed to `model_fn` as `params` (deep-copied; read back with
+            the `params` property). `model_fn` must accept `params` if this is given.
+        warm_start_from: Where to warm-start variables from when no checkpoint exists
+            in `model_dir`: a checkpoint or SavedModel path (all variables) or a
+            `WarmStartSettings`.
+
+    Raises:
+        ValueError: If `model_fn` is None, its arguments do not match what is passed,
+            `config` is not a `RunConfig`, `model_dir` disagrees with
+            `config.model_dir`, or a subclass overrides a public method.
     """
 
     _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
@@ -68,8 +89,10 @@ class Estimator:
                      run_config_lib.as_original_dict(self._config, self._session_config))
 
     # Read-only properties, as the original.
-    model_dir = property(lambda self: self._model_dir)
-    config = property(lambda self: self._config)
+    model_dir = property(lambda self: self._model_dir,
+                         doc="The directory checkpoints and summaries go to (read-only).")
+    config = property(lambda self: self._config,
+                      doc="The `RunConfig` this Estimator runs with (read-only).")
 
     # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
     export_savedmodel = construction.HiddenFromApi(construction.EXPORT_SAVEDMODEL_HIDDEN)
@@ -80,7 +103,8 @@ class Estimator:
         if name == "export_savedmodel":
             raise AttributeError(construction.EXPORT_SAVEDMODEL_HIDDEN)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-    params = property(lambda self: copy.deepcopy(self._params))
+    params = property(lambda self: copy.deepcopy(self._params),
+                      doc="A deep copy of the `params` dict given to the constructor.")
 
     @property
     def model_fn(self) -> Callable:
@@ -96,21 +120,50 @@ class Estimator:
         construction.assert_members_are_not_overridden(type(self))
 
     def latest_checkpoint(self) -> Optional[str]:
-        """The newest checkpoint in model_dir, or None."""
+        """Finds the newest checkpoint in `model_dir`.
+
+        Returns:
+            The checkpoint's path prefix (as `tf.train.latest_checkpoint` gives it),
+            or None when `model_dir` holds none.
+        """
         return restore.latest_checkpoint(self._model_dir)
 
     def get_variable_names(self):
-        """Names of all variables in the newest checkpoint."""
+        """Lists the variables saved in the newest checkpoint of `model_dir`.
+
+        Returns:
+            A list of variable names (strings).
+
+        Raises:
+            ValueError: If `model_dir` holds no checkpoint yet.
+        """
         self._require_checkpoint()
         return [name for name, _ in tf.train.list_variables(self._model_dir)]
 
     def get_variable_value(self, name: str) -> np.ndarray:
-        """The value of variable `name` in the newest checkpoint."""
+        """Reads one variable's value from the newest checkpoint of `model_dir`.
+
+        Args:
+            name: The variable's name, one of `get_variable_names()`.
+
+        Returns:
+            The value, as a numpy array (or scalar).
+
+        Raises:
+            ValueError: If `model_dir` holds no checkpoint yet.
+        """
         self._require_checkpoint()
         return tf.train.load_variable(self._model_dir, name)
 
     def eval_dir(self, name: Optional[str] = None) -> str:
-        """Where evaluate(name=...) writes its summaries."""
+        """The directory `evaluate(name=...)` writes its summaries to.
+
+        Args:
+            name: The evaluation's name; None for the default evaluation.
+
+        Returns:
+            `model_dir/eval`, or `model_dir/eval_<name>` when `name` is given.
+        """
         return evaluation.eval_dir(self._model_dir, name)
 
     def _require_checkpoint(self):
@@ -122,7 +175,40 @@ class Estimator:
     def train(self, input_fn: Callable, hooks: Optional[Iterable] = None,
               steps: Optional[int] = None, max_steps: Optional[int] = None,
               saving_listeners: Optional[Iterable] = None) -> "Estimator":
-        """Trains: `steps` more steps, or up to global step `max_steps`, or until input ends."""
+        """Trains the model on what `input_fn` gives, resuming from the newest checkpoint.
+
+        Training stops after `steps` more steps, on reaching global step `max_steps`, when
+        `input_fn`'s data runs out (`OutOfRangeError`/`StopIteration`), or when a hook
+        requests a stop, whichever comes first. Checkpoints and summaries are written as
+        `config` says; a final checkpoint is written at the end.
+
+        Args:
+            input_fn: Returns the training input: a `tf.data.Dataset` of
+                `(features, labels)`, or a tuple `(features, labels)` of tensors or
+                dicts of tensors. It may take `mode`, `params`, `config` and
+                `input_context` arguments, passed when named.
+            hooks: `SessionRunHook`s run in the training loop, beside those the
+                Estimator adds (checkpoints, summaries, step counter, NaN check, loss
+                logging) and those of `model_fn`'s spec.
+            steps: How many steps to run from the current global step (incremental:
+                two calls with `steps=10` run 20 steps). None runs until another stop.
+            max_steps: The global step to stop at. If the checkpoint in `model_dir`
+                is already there, the call returns at once. Cannot be given with
+                `steps`.
+            saving_listeners: `CheckpointSaverListener`s called around each
+                checkpoint save.
+
+        Returns:
+            This Estimator (`self`), so calls can be chained.
+
+        Raises:
+            ValueError: If both `steps` and `max_steps` are given, either is not
+                positive, or the config's task (an evaluator) does not train.
+            TypeError: If a hook is not a `SessionRunHook` or a listener not a
+                `CheckpointSaverListener`.
+            tf.compat.v1.train.NanLossDuringTrainingError: If the loss becomes NaN (the
+                Estimator's own `NanTensorHook` checks every step).
+        """
         role = job_shape.role_of(self._config)
         if not role.trains:
             raise ValueError(
@@ -151,7 +237,32 @@ class Estimator:
     def evaluate(self, input_fn: Callable, steps: Optional[int] = None,
                  hooks: Optional[Iterable] = None, checkpoint_path: Optional[str] = None,
                  name: Optional[str] = None) -> dict:
-        """Evaluates a checkpoint (the newest by default); returns the metrics dict."""
+        """Evaluates the model on what `input_fn` gives, from one checkpoint.
+
+        Runs until `input_fn`'s data ends or `steps` batches have been read, computes
+        the `eval_metric_ops` of `model_fn`'s EVAL spec plus the mean `loss`, and
+        writes them as summaries to `eval_dir(name)`.
+
+        Args:
+            input_fn: Returns the evaluation input, as for `train()` (a
+                `tf.data.Dataset` or a `(features, labels)` tuple).
+            steps: How many batches to evaluate; None reads until the input ends
+                (then `input_fn` must end: a repeating dataset never stops).
+            hooks: `SessionRunHook`s run in the evaluation session.
+            checkpoint_path: The checkpoint to evaluate; None takes the newest in
+                `model_dir` (with none, the variables are initialised, or
+                warm-started, and a message logged).
+            name: Names this evaluation, so that evaluations on different data write
+                to different directories (`eval_<name>`).
+
+        Returns:
+            A dict of metric name to value, with `loss` and `global_step` included.
+
+        Raises:
+            ValueError: If `steps` is not positive, or the model's metrics use the
+                reserved names `loss` or `global_step`.
+            TypeError: If a hook is not a `SessionRunHook`.
+        """
         _check_positive("steps", steps)
         hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
@@ -229,7 +340,33 @@ class Estimator:
 
     def predict(self, input_fn: Callable, predict_keys=None, hooks: Optional[Iterable] = None,
                 checkpoint_path: Optional[str] = None, yield_single_examples: bool = True):
-        """Yields predictions for every example (or batch) the input_fn gives."""
+        """Yields the model's predictions for each example (or batch) of `input_fn`.
+
+        A generator: the graph is built and the checkpoint restored on the first
+        `next()`; it ends when `input_fn`'s data ends.
+
+        Args:
+            input_fn: Returns the features: a `tf.data.Dataset` of features (or of
+                `(features, labels)`, labels ignored), or a tensor or dict of tensors.
+            predict_keys: The keys of the `predictions` dict to yield (a string or a
+                list of strings); None yields every key.
+            hooks: `SessionRunHook`s run in the prediction session.
+            checkpoint_path: The checkpoint to predict with; None takes the newest in
+                `model_dir` (with none, the variables are initialised, or
+                warm-started, and a message logged).
+            yield_single_examples: True yields one example at a time (each tensor's
+                first dimension is split); False yields each batch as it is computed.
+
+        Yields:
+            A dict of prediction key to value (or a single value, when `model_fn`'s
+            `predictions` is a tensor), one per example or per batch.
+
+        Raises:
+            ValueError: If `predict_keys` is given for predictions that are not a dict
+                or names none of their keys, or (with `yield_single_examples`) the
+                predictions' first dimensions differ.
+            TypeError: If a hook is not a `SessionRunHook`.
+        """
         hooks = list(check_hooks(hooks, "hooks", lead=_HOOKS_LEAD))
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and not self._warm_start_settings:
@@ -261,7 +398,33 @@ class Estimator:
                            assets_extra: Optional[dict] = None, as_text: bool = False,
                            checkpoint_path: Optional[str] = None,
                            experimental_mode: str = ModeKeys.PREDICT) -> bytes:
-        """Exports the model as a SavedModel in `export_dir_base/<timestamp>`; returns it."""
+        """Exports the model as a SavedModel for serving.
+
+        Builds `model_fn`'s graph in `experimental_mode` on the features the receiver
+        gives, restores the checkpoint into it and writes a SavedModel with one
+        signature per `export_outputs` entry of the spec.
+
+        Args:
+            export_dir_base: The directory under which a new directory, named by the
+                current timestamp, is created for the export.
+            serving_input_receiver_fn: Takes no arguments and returns a
+                `ServingInputReceiver` or `TensorServingInputReceiver` (for TRAIN and
+                EVAL modes, a `SupervisedInputReceiver`).
+            assets_extra: A dict of destination path (relative to the export's
+                `assets.extra` directory) to source path, copied in.
+            as_text: Whether to write the SavedModel proto as text.
+            checkpoint_path: The checkpoint to export; None takes the newest in
+                `model_dir` (or the warm-start checkpoint when there is none).
+            experimental_mode: The `ModeKeys` mode to export the graph in; PREDICT by
+                default.
+
+        Returns:
+            The export directory's path, as bytes.
+
+        Raises:
+            ValueError: If `serving_input_receiver_fn` is missing or no checkpoint is
+                found.
+        """
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
         return self._export_all_saved_models(
@@ -271,7 +434,31 @@ class Estimator:
     def experimental_export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
                                              assets_extra=None, as_text=False,
                                              checkpoint_path=None) -> bytes:
-        """Exports one SavedModel holding a MetaGraph per mode of `input_receiver_fn_map`."""
+        """Exports one SavedModel holding a MetaGraph per mode of `input_receiver_fn_map`.
+
+        Like `export_saved_model`, but the graph is built once per mode, so that a
+        single SavedModel can serve training, evaluation and prediction signatures.
+        The variables are saved with the first mode's graph, in the order TRAIN,
+        EVAL, PREDICT.
+
+        Args:
+            export_dir_base: The directory under which a new timestamped directory is
+                created for the export.
+            input_receiver_fn_map: A dict of `ModeKeys` mode to receiver function
+                (`SupervisedInputReceiver` for TRAIN and EVAL, `ServingInputReceiver`
+                for PREDICT).
+            assets_extra: A dict of destination path (under `assets.extra`) to source
+                path, copied in.
+            as_text: Whether to write the SavedModel proto as text.
+            checkpoint_path: The checkpoint to export; None takes the newest in
+                `model_dir` (or the warm-start checkpoint when there is none).
+
+        Returns:
+            The export directory's path, as bytes.
+
+        Raises:
+            ValueError: If no checkpoint is found or the map holds no known mode.
+        """
         return self._export_all_saved_models(export_dir_base, input_receiver_fn_map,
                                              assets_extra=assets_extra, as_text=as_text,
                                              checkpoint_path=checkpoint_path)

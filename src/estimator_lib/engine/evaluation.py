@@ -24,7 +24,17 @@ class EvalGraph(NamedTuple):
 
 def eval_graph(spec, update_op, global_step, input_hooks) -> EvalGraph:
     """The EvalGraph of evaluate()'s spec: its metrics' values and the global step as
-    final ops, and a scaffold whose local init covers the `loss` mean too."""
+    final ops, and a scaffold whose local init covers the `loss` mean too.
+
+    Args:
+        spec: The EVAL `EstimatorSpec`.
+        update_op: The op updating every metric with one batch.
+        global_step: The global step (a tensor for `eval_graph`, an int for the summaries).
+        input_hooks: The input_fn's hooks.
+
+    Returns:
+        An `EvalGraph`.
+    """
     final_ops = {name: value for name, (value, _) in spec.eval_metric_ops.items()}
     if global_step is None:
         # The model_fn brought the global step (SavedModelEstimator imports the
@@ -71,7 +81,20 @@ class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
 
 def run_evaluation(*, checkpoint_path: Optional[str], scaffold, update_op, final_ops: dict,
                    hooks, master: str, session_config) -> Dict[str, np.ndarray]:
-    """Runs `update_op` until the hooks stop, then returns the values of `final_ops`."""
+    """Runs `update_op` until the hooks stop, then returns the values of `final_ops`.
+
+    Args:
+        checkpoint_path: The checkpoint to evaluate, or None to initialise.
+        scaffold: The `Scaffold`.
+        update_op: The op updating every metric with one batch.
+        final_ops: A dict of name to the tensor read at the end.
+        hooks: The evaluation hooks (one stops the loop).
+        master: The session target.
+        session_config: The session's `ConfigProto`.
+
+    Returns:
+        A dict of name to value.
+    """
     final_hook = tf.compat.v1.train.FinalOpsHook(final_ops)
     logging.info("Starting evaluation at %s", time.strftime("%Y-%m-%dT%H:%M:%S"))
     start = time.time()
@@ -90,7 +113,13 @@ def _format(results: dict) -> str:
 
 
 def write_dict_to_summary(output_dir: str, results: dict, global_step: int) -> None:
-    """Writes every scalar of `results` as a summary at `global_step` (the original's way)."""
+    """Writes every scalar of `results` as a summary at `global_step` (the original's way).
+
+    Args:
+        output_dir: The evaluation's directory (`eval_dir`).
+        results: The evaluation's results dict.
+        global_step: The global step (a tensor for `eval_graph`, an int for the summaries).
+    """
     logging.info("Saving dict for global step %d: %s", global_step, _format(results))
     summary = tf.compat.v1.Summary()
     for key, value in results.items():
@@ -126,7 +155,13 @@ def write_dict_to_summary(output_dir: str, results: dict, global_step: int) -> N
 
 def write_checkpoint_path_to_summary(output_dir: str, checkpoint_path: str,
                                      global_step: int) -> None:
-    """Records which checkpoint an evaluation read, as a text summary."""
+    """Records which checkpoint an evaluation read, as a text summary.
+
+    Args:
+        output_dir: The evaluation's directory (`eval_dir`).
+        checkpoint_path: The checkpoint to evaluate, or None to initialise.
+        global_step: The global step (a tensor for `eval_graph`, an int for the summaries).
+    """
     logging.info("Saving 'checkpoint_path' summary for global step %d: %s", global_step,
                  checkpoint_path)
     tensor = tf.make_tensor_proto(checkpoint_path.encode(), dtype=tf.string)

@@ -19,7 +19,21 @@ _HOOKS_LEAD = "All hooks must be `SessionRunHook` instances"
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks",
                                                      "saving_listeners"])):
-    """The training half of train_and_evaluate: input, step limit, hooks, listeners."""
+    """The training half of `train_and_evaluate`: input, step limit, hooks, listeners.
+
+    Args:
+        input_fn: Returns the training input, as for `Estimator.train`.
+        max_steps: The global step to stop training at; None trains until the input
+            ends (with a repeating dataset: forever).
+        hooks: `SessionRunHook`s run in the training loop.
+        saving_listeners: `CheckpointSaverListener`s called around each checkpoint
+            save (local runs only, as the original).
+
+    Raises:
+        TypeError: If `input_fn` is not callable, or a hook or listener has the wrong
+            type.
+        ValueError: If `max_steps` is not positive.
+    """
 
     def __new__(cls, input_fn: Callable, max_steps: Optional[int] = None, hooks=None,
                 saving_listeners=None):
@@ -39,7 +53,26 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
 class EvalSpec(collections.namedtuple("EvalSpec", [
         "input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs",
         "throttle_secs"])):
-    """The evaluation half of train_and_evaluate: input, steps, exporters, cadence."""
+    """The evaluation half of `train_and_evaluate`: input, steps, exporters, cadence.
+
+    Args:
+        input_fn: Returns the evaluation input, as for `Estimator.evaluate`.
+        steps: How many batches each evaluation reads; None reads until the input ends.
+        name: Names the evaluation (its summaries go to `eval_<name>`).
+        hooks: `SessionRunHook`s run in each evaluation.
+        exporters: An `Exporter` or a list of them (with distinct names), run after
+            each evaluation with its metrics.
+        start_delay_secs: In a distributed job, how long the evaluator waits before
+            its first evaluation.
+        throttle_secs: The least time between two evaluations: a new checkpoint is
+            evaluated only if this long has passed since the last evaluation began.
+
+    Raises:
+        TypeError: If `input_fn` is not callable, `name` is not a string, or a hook or
+            exporter has the wrong type.
+        ValueError: If `steps` is not positive, a delay is negative, or two exporters
+            share a name.
+    """
 
     def __new__(cls, input_fn: Callable, steps: Optional[int] = 100,
                 name: Optional[str] = None, hooks=None, exporters=None,
@@ -162,8 +195,25 @@ class _EvaluateOnCheckpoint(tf.compat.v1.train.CheckpointSaverListener):
 def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     """Trains and evaluates: locally, or in the role TF_CONFIG gives this task.
 
-    Returns (metrics, export_results) of the last evaluation when run locally;
-    None for distributed roles.
+    Locally (no cluster), trains with `train_spec` and evaluates after checkpoint
+    saves (at most every `eval_spec.throttle_secs`) and once at the end, running the
+    exporters after each evaluation. In a cluster, each task plays its part: the
+    chief and workers train, parameter servers serve variables, and the `evaluator`
+    evaluates each new checkpoint until `train_spec.max_steps` is reached.
+
+    Args:
+        estimator: The `Estimator` to train and evaluate.
+        train_spec: A `TrainSpec`: the training input, step limit and hooks.
+        eval_spec: An `EvalSpec`: the evaluation input, steps, exporters and cadence.
+
+    Returns:
+        Locally, the pair `(metrics, export_results)` of the last evaluation: its
+        metrics dict and the list of what each exporter returned. None in the roles
+        of a distributed job.
+
+    Raises:
+        TypeError: If an argument is not an `Estimator`, `TrainSpec` or `EvalSpec`.
+        ValueError: If the config's cluster gives this task no known role.
     """
     from estimator_lib.engine.estimator import Estimator  # pylint: disable=import-outside-toplevel
     if not isinstance(estimator, Estimator):

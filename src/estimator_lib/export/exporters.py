@@ -16,24 +16,39 @@ _EXPORT_DIR = re.compile(r"^\d{10}$")
 
 
 class Exporter:
-    """A class representing a type of model export (subclass it for your own).
+    """A kind of model export that `train_and_evaluate` runs after each evaluation.
 
-    As the original's, a plain class: the `abc.abstractmethod` marks are
-    documentation only (a subclass that leaves one out still constructs).
+    Subclass it for your own: give it a `name` and an `export` method, and list an
+    instance in `EvalSpec(exporters=...)`. As the original's, a plain class: the
+    `abc.abstractmethod` marks are documentation only (a subclass that leaves one out
+    still constructs).
     """
 
     @property
     @abc.abstractmethod
     def name(self) -> str:
-        """Directory name under model_dir/export; unique among a spec's exporters."""
+        """The directory name under `model_dir/export`; unique among a spec's exporters."""
 
     @abc.abstractmethod
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
-        """Exports the given Estimator to a specific format; returns the export path."""
+        """Exports `estimator` after an evaluation.
+
+        Args:
+            estimator: The `Estimator` to export.
+            export_path: The directory under which the timestamped export is written
+                (`model_dir/export/<exporter name>` under `train_and_evaluate`).
+            checkpoint_path: The checkpoint just evaluated, the one exported.
+            eval_result: The metrics dict of that evaluation.
+            is_the_final_export: Whether this is the export after training ended.
+
+        Returns:
+            The export's path (a string or bytes), or None when nothing was exported.
+        """
 
 
 class _SavedModelExporter(Exporter):
+    """The shared part of the SavedModel exporters: a name and the export's options."""
 
     def __init__(self, name: str, serving_input_receiver_fn: Callable,
                  assets_extra: Optional[dict] = None, as_text: bool = False):
@@ -46,6 +61,7 @@ class _SavedModelExporter(Exporter):
 
     @property
     def name(self):
+        """The name given at construction (the export directory's name)."""
         return self._name
 
     def _export(self, estimator, export_path, checkpoint_path):
@@ -75,10 +91,35 @@ def _garbage_collect(export_path, exports_to_keep):
 
 
 class FinalExporter(_SavedModelExporter):
-    """Exports once, when training ends (`is_the_final_export`)."""
+    """Exports a SavedModel once, after the evaluation that ends training.
+
+    Args:
+        name: The exporter's name, the directory under `model_dir/export`.
+        serving_input_receiver_fn: Takes no arguments and returns a
+            `ServingInputReceiver` (as for `Estimator.export_saved_model`).
+        assets_extra: A dict of destination path (under `assets.extra`) to source
+            path, copied into each export.
+        as_text: Whether to write the SavedModel proto as text.
+
+    Raises:
+        ValueError: If `name` is empty.
+    """
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
+        """Exports a SavedModel if this is the final export; otherwise does nothing.
+
+        Args:
+            estimator: The `Estimator` to export.
+            export_path: The directory under which the timestamped export is written
+                (`model_dir/export/<exporter name>` under `train_and_evaluate`).
+            checkpoint_path: The checkpoint just evaluated, the one exported.
+            eval_result: The metrics dict of that evaluation.
+            is_the_final_export: Whether this is the export after training ended.
+
+        Returns:
+            The export directory (bytes), or None when not the final export.
+        """
         if not is_the_final_export:
             return None
         logging.info("Performing the final export in the end of training.")
@@ -86,7 +127,21 @@ class FinalExporter(_SavedModelExporter):
 
 
 class LatestExporter(_SavedModelExporter):
-    """Exports after every evaluation, keeping the newest `exports_to_keep`."""
+    """Exports a SavedModel after every evaluation, keeping the newest `exports_to_keep`.
+
+    Args:
+        name: The exporter's name, the directory under `model_dir/export`.
+        serving_input_receiver_fn: Takes no arguments and returns a
+            `ServingInputReceiver` (as for `Estimator.export_saved_model`).
+        assets_extra: A dict of destination path (under `assets.extra`) to source
+            path, copied into each export.
+        as_text: Whether to write the SavedModel proto as text.
+        exports_to_keep: How many of the newest exports to keep; older ones are
+            deleted. None keeps them all.
+
+    Raises:
+        ValueError: If `name` is empty or `exports_to_keep` is not positive.
+    """
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
                  exports_to_keep=5):
@@ -96,6 +151,19 @@ class LatestExporter(_SavedModelExporter):
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
+        """Exports a SavedModel, then deletes all but the newest `exports_to_keep`.
+
+        Args:
+            estimator: The `Estimator` to export.
+            export_path: The directory under which the timestamped export is written
+                (`model_dir/export/<exporter name>` under `train_and_evaluate`).
+            checkpoint_path: The checkpoint just evaluated, the one exported.
+            eval_result: The metrics dict of that evaluation.
+            is_the_final_export: Whether this is the export after training ended.
+
+        Returns:
+            The export directory (bytes).
+        """
         path = self._export(estimator, export_path, checkpoint_path)
         self._garbage_collect_exports(export_path)
         return path
@@ -129,7 +197,29 @@ def _check_compare_fn_args(compare_fn) -> None:
 
 
 class BestExporter(_SavedModelExporter):
-    """Exports when an evaluation beats the best so far (read back from eval events)."""
+    """Exports a SavedModel when an evaluation beats the best one so far.
+
+    The best result so far is read back, on the first export, from the evaluation
+    event files in `model_dir` (so a restarted job remembers it), then kept.
+
+    Args:
+        name: The exporter's name, the directory under `model_dir/export`.
+        serving_input_receiver_fn: Takes no arguments and returns a
+            `ServingInputReceiver` (as for `Estimator.export_saved_model`).
+        event_file_pattern: The glob, relative to `model_dir`, of the event files the
+            earlier results are read from; None starts with no best result.
+        compare_fn: Called as `compare_fn(best_eval_result=..., current_eval_result=...)`
+            with two metrics dicts; returns True when the current one is better. The
+            default prefers the smaller `loss`.
+        assets_extra: A dict of destination path (under `assets.extra`) to source
+            path, copied into each export.
+        as_text: Whether to write the SavedModel proto as text.
+        exports_to_keep: How many of the newest exports to keep; None keeps all.
+
+    Raises:
+        ValueError: If `name` is empty, `compare_fn` is not callable or takes other
+            arguments than those two, or `exports_to_keep` is not positive.
+    """
 
     def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
                  event_file_pattern="eval/*.tfevents.*", compare_fn=_loss_smaller,
@@ -148,6 +238,22 @@ class BestExporter(_SavedModelExporter):
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
+        """Exports a SavedModel if `eval_result` is better than the best so far.
+
+        Args:
+            estimator: The `Estimator` to export.
+            export_path: The directory under which the timestamped export is written
+                (`model_dir/export/<exporter name>` under `train_and_evaluate`).
+            checkpoint_path: The checkpoint just evaluated, the one exported.
+            eval_result: The metrics dict of that evaluation.
+            is_the_final_export: Whether this is the export after training ended.
+
+        Returns:
+            The export directory (bytes), or None when the result was not better.
+
+        Raises:
+            ValueError: If the default comparison finds no `loss` in a result.
+        """
         if self._model_dir != estimator.model_dir and self._event_file_pattern:
             self._model_dir = estimator.model_dir
             self._best_eval_result = self._get_best_eval_result(

@@ -22,6 +22,16 @@ def export_all(export_dir_base, receiver_fn_map: Dict[str, Callable], *,
 
     `add_meta_graph(builder, mode, receiver_fn, save_variables)` adds one MetaGraph.
     Returns the final (timestamped) directory as bytes, as the original did.
+
+    Args:
+        export_dir_base: The directory under which the timestamped export is created.
+        receiver_fn_map: A dict of `ModeKeys` mode to receiver function.
+        add_meta_graph: Adds one MetaGraph (see above).
+        assets_extra: A dict of destination (under `assets.extra`) to source path, or None.
+        as_text: Whether to write the SavedModel proto as text.
+
+    Raises:
+        ValueError: If the map holds no known mode.
     """
     modes = [m for m in _MODE_ORDER if m in receiver_fn_map]
     if not modes:
@@ -51,7 +61,16 @@ def export_all(export_dir_base, receiver_fn_map: Dict[str, Callable], *,
 
 
 def signature_defs(mode, spec, receiver):
-    """The SignatureDefs for one MetaGraph, from the spec's export outputs."""
+    """The SignatureDefs for one MetaGraph, from the spec's export outputs.
+
+    Args:
+        mode: The `ModeKeys` mode.
+        spec: The mode's `EstimatorSpec`.
+        receiver: The receiver the features came from.
+
+    Returns:
+        A dict of signature name to `SignatureDef`.
+    """
     metrics = {name: pair for name, pair in spec.eval_metric_ops.items()}
     outputs = export_utils.export_outputs_for_mode(
         mode=mode, serving_export_outputs=spec.export_outputs, predictions=spec.predictions,
@@ -87,4 +106,5 @@ def _without_tensor_info_deprecations():
 
 
 def tags_for(mode):
+    """The SavedModel tags of a mode's MetaGraph (`serve` for PREDICT, as the original)."""
     return export_utils.EXPORT_TAG_MAP[mode]

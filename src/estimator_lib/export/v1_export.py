@@ -41,7 +41,23 @@ class ExportSavedModelV1:
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
                           assets_extra=None, as_text=False, checkpoint_path=None,
                           strip_default_attrs=False):
-        """Deprecated name of `export_saved_model`, keeping default attrs by default."""
+        """Deprecated name of `export_saved_model`, keeping default attrs by default.
+
+        Args:
+            export_dir_base: The directory under which the timestamped export is created.
+            serving_input_receiver_fn: Returns a `ServingInputReceiver`.
+            assets_extra: A dict of destination (under `assets.extra`) to source path, or None.
+            as_text: Whether to write the SavedModel proto as text.
+            checkpoint_path: The checkpoint to export; None takes the newest.
+            strip_default_attrs: Whether to strip default-valued attributes from the graph's
+                nodes.
+
+        Returns:
+            The export directory, as bytes.
+
+        Raises:
+            ValueError: As `export_saved_model`.
+        """
         logging.warning(
             "export_savedmodel (from tf.compat.v1.estimator.Estimator) is deprecated and "
             "will be removed in a future version. Instructions for updating: This function "

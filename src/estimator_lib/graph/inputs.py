@@ -50,7 +50,18 @@ def dataset_form(input_fn: Callable) -> Callable:
 
 
 def call_input_fn(input_fn: Callable, mode: str, *, params, config, input_context=None):
-    """Calls `input_fn`, passing only the optional arguments it names."""
+    """Calls `input_fn`, passing only the optional arguments it names.
+
+    Args:
+        input_fn: The input_fn.
+        mode: The `ModeKeys` mode.
+        params: The Estimator's params dict.
+        config: The `RunConfig`.
+        input_context: The `tf.distribute.InputContext`, or None.
+
+    Returns:
+        What `input_fn` returned.
+    """
     if not callable(input_fn):
         raise TypeError(f"`input_fn` must be callable. Received: {type(input_fn).__name__}.")
     args = set(function_utils.fn_args(input_fn))

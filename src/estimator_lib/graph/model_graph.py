@@ -45,7 +45,19 @@ class ModelGraph:
         `model_fn_caller(features, labels, mode, config)` (`_call_model_fn`),
         `input_reader(input_fn, mode)` -> (features, labels, hooks)
         (`_get_features_and_labels_from_input_fn`), `global_step_creator(graph)`
-        (`_create_and_assert_global_step`)."""
+        (`_create_and_assert_global_step`).
+
+        Args:
+            model_fn: The model_fn.
+            params: The Estimator's params dict.
+            config: The `RunConfig`.
+            session_config: The sessions' `ConfigProto`.
+            warm_start_settings: The `WarmStartSettings`, or None.
+            input_fn_caller: Replaces the input_fn call (see above), or None.
+            model_fn_caller: Replaces the model_fn call, or None.
+            input_reader: Replaces the reading of the input_fn's result, or None.
+            global_step_creator: Replaces the global step's creation, or None.
+        """
         self.model_fn = model_fn
         self._input_fn_caller = input_fn_caller
         self._model_fn_caller = model_fn_caller
@@ -100,12 +112,31 @@ class ModelGraph:
     # ------------------------------------------------------------------ input
 
     def call_input_fn(self, input_fn: Callable, mode: str, input_context=None):
-        """Calls `input_fn` with the optional arguments it names."""
+        """Calls `input_fn` with the optional arguments it names.
+
+        Args:
+            input_fn: The input_fn.
+            mode: The `ModeKeys` mode.
+            input_context: The `tf.distribute.InputContext`, or None.
+
+        Returns:
+            What `input_fn` returned.
+        """
         if self._input_fn_caller is not None:
             return self._input_fn_caller(input_fn, mode, input_context)
         return self.default_input_fn_call(input_fn, mode, input_context)
 
     def default_input_fn_call(self, input_fn: Callable, mode: str, input_context=None):
+        """The default input_fn call: the optional arguments it names are passed.
+
+        Args:
+            input_fn: The input_fn.
+            mode: The `ModeKeys` mode.
+            input_context: The `tf.distribute.InputContext`, or None.
+
+        Returns:
+            What `input_fn` returned.
+        """
         return inputs.call_input_fn(input_fn, mode, params=self.params, config=self.config,
                                     input_context=input_context)
 
@@ -118,7 +149,16 @@ class ModelGraph:
     def default_input(self, input_fn: Callable, mode: str,
                       validate_predict_input: Optional[Callable] = None):
         """`validate_predict_input(result)` replaces the PREDICT check of the input_fn's
-        result (`Estimator._validate_features_in_predict_input`)."""
+        result (`Estimator._validate_features_in_predict_input`).
+
+        Args:
+            input_fn: The input_fn.
+            mode: The `ModeKeys` mode.
+            validate_predict_input: Replaces the PREDICT check of the result, or None.
+
+        Returns:
+            The triple `(features, labels, input hooks)`.
+        """
         with tf_patches.large_arrays_fed() as feeds:
             result = self.call_input_fn(input_fn, mode)
         if mode == ModeKeys.PREDICT:
@@ -137,6 +177,14 @@ class ModelGraph:
         """(get_next, input hooks) over the strategy's iterator: per-replica batches.
 
         As the original: the input_fn batches per replica and is not split.
+
+        Args:
+            strategy: The `tf.distribute` strategy.
+            input_fn: The input_fn.
+            mode: The `ModeKeys` mode.
+
+        Returns:
+            The pair `(get_next, input hooks)`.
         """
         with tf_patches.large_arrays_fed() as feeds, \
                 tf_patches.per_device_autotune_off(), process_swaps.ignoring_warnings(
@@ -156,7 +204,18 @@ class ModelGraph:
     def call_model_fn(self, features, labels, mode: str,
                       config: Optional[RunConfig] = None, *, autograph=None) -> EstimatorSpec:
         """Calls the model_fn (through `model_fn_caller`, a subclass's `_call_model_fn`,
-        where one is set; that one is called as written, without `autograph`)."""
+        where one is set; that one is called as written, without `autograph`).
+
+        Args:
+            features: The features.
+            labels: The labels, or None.
+            mode: The `ModeKeys` mode.
+            config: The `RunConfig`.
+            autograph: Under a strategy, its AutoGraph status (see below); None otherwise.
+
+        Returns:
+            The `EstimatorSpec`.
+        """
         if self._model_fn_caller is not None:
             return self._model_fn_caller(features, labels, mode, config or self.config)
         return self.default_model_fn_call(features, labels, mode, config, autograph=autograph)
@@ -169,6 +228,19 @@ class ModelGraph:
         `autograph`: under a strategy, the AutoGraph status the strategy passed to the
         replica's call (`strategies.call_for_each_replica`): the model_fn is converted
         as the strategy would have converted it. None: called as written.
+
+        Args:
+            features: The features.
+            labels: The labels, or None.
+            mode: The `ModeKeys` mode.
+            config: The `RunConfig`.
+            autograph: Under a strategy, its AutoGraph status (see below); None otherwise.
+
+        Returns:
+            The `EstimatorSpec`.
+
+        Raises:
+            ValueError: If the model_fn did not return an `EstimatorSpec`.
         """
         config = config or self.config
         args = model_fn_args(self.model_fn)
@@ -213,7 +285,17 @@ class ModelGraph:
                                       warm_start: Optional[Callable] = None) -> None:
         """Checks the checkpoint to restore is readable and fits the graph, or warm-starts
         (`warm_start(checkpoint_path)`: `Estimator._maybe_warm_start` in evaluate and
-        predict, as the original)."""
+        predict, as the original).
+
+        Args:
+            spec: The `EstimatorSpec` whose scaffold restores.
+            checkpoint_path: The checkpoint to restore, or None.
+            verified: Whether the checkpoint was already checked.
+            warm_start: Called with the checkpoint path to warm-start, or None.
+
+        Raises:
+            ValueError: If the checkpoint cannot be read or does not fit the graph.
+        """
         if checkpoint_path:
             if not verified:
                 restore.require_readable(checkpoint_path)

@@ -12,6 +12,11 @@ class AccuracyBaseline(tf.keras.metrics.Metric):
     weighted fraction m of the examples and always predicting 0 on 1 - m, so the
     baseline is max(total, count - total) / count. It owns no state: it follows
     the label-mean metric, which the head updates.
+
+    Args:
+        label_mean: The head's label-mean `Mean` metric, which holds the state.
+        name: The name (of the metric or head); None for none.
+        **kwargs: Other arguments of `tf.keras.metrics.Metric`.
     """
 
     def __init__(self, label_mean: tf.keras.metrics.Mean,

@@ -52,6 +52,11 @@ def validate_n_classes(n_classes):
 
 
 def validate_update_ops(update_ops=None) -> None:
+    """Checks `update_ops` is None, a list or a tuple.
+
+    Raises:
+        ValueError: If it is of another type.
+    """
     if update_ops is not None and not isinstance(update_ops, (list, tuple)):
         raise ValueError(
             f"update_ops should be a list or a tuple. Given type: {type(update_ops)}.")
@@ -72,6 +77,11 @@ def validate_v2_optimizer(optimizer) -> None:
 
 
 def validate_trainable_variables(trainable_variables=None) -> None:
+    """Checks the variables an optimizer is to update: a list or a tuple.
+
+    Raises:
+        ValueError: If they are None or of another type.
+    """
     if trainable_variables is None:
         raise ValueError(
             f"trainable_variables cannot be None. Given {trainable_variables}")
@@ -82,6 +92,11 @@ def validate_trainable_variables(trainable_variables=None) -> None:
 
 
 def check_prediction_keys(pred_keys: Iterable[str], valid_keys: Iterable[str]) -> None:
+    """Checks every key asked for is one the head predicts.
+
+    Raises:
+        ValueError: Naming the first unknown key and the valid ones.
+    """
     valid_keys = list(valid_keys)
     for key in pred_keys:
         if key not in valid_keys:
@@ -93,6 +108,16 @@ def check_prediction_keys(pred_keys: Iterable[str], valid_keys: Iterable[str]) -
 def call_loss_fn(loss_fn: Callable, labels: tf.Tensor, logits: tf.Tensor,
                  features: Optional[Mapping], expected_loss_dim: int = 1) -> tf.Tensor:
     """Calls a custom `loss_fn` and checks it returned [D0, ... DN, expected_loss_dim].
+
+    Args:
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        labels: The labels tensor.
+        logits: The logits tensor.
+        features: The dict of feature tensors.
+        expected_loss_dim: The last dimension the loss must have.
+
+    Returns:
+        The loss tensor, `[D0, ... DN, expected_loss_dim]`.
 
     Raises:
         ValueError: When executing eagerly and the loss has another shape (in a

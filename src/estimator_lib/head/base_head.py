@@ -76,7 +76,22 @@ class Head(abc.ABC):
 
     @abc.abstractmethod
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the scalar training loss, regularization losses added."""
+        """Returns the scalar training loss, regularization losses added.
+
+        Args:
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            A scalar tensor: the per-example losses weighted and reduced by the head's
+            `loss_reduction`, plus the regularization losses.
+        """
 
     @abc.abstractmethod
     def predictions(self, logits, keys=None):
@@ -89,7 +104,22 @@ class Head(abc.ABC):
     @abc.abstractmethod
     def update_metrics(self, eval_metrics, features, logits, labels, mode=None,
                        regularization_losses=None):
-        """Updates `eval_metrics` with one batch and returns them."""
+        """Updates `eval_metrics` with one batch and returns them.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
 
     def _summary_key(self, key: str) -> str:
         return f"{key}/{self.name}" if self.name else key
@@ -144,10 +174,12 @@ class SingleHead(Head):
 
     @property
     def name(self):
+        """The name given at construction, or None."""
         return self._name
 
     @property
     def loss_reduction(self):
+        """The `tf.losses.Reduction` given at construction."""
         return self._loss_reduction
 
     def _labels_loss_and_weights(self, logits, labels, features):
@@ -159,7 +191,22 @@ class SingleHead(Head):
         return logits, processed_labels, unweighted_loss, weights
 
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the regularized training loss (a scalar)."""
+        """Returns the regularized training loss (a scalar).
+
+        Args:
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            A scalar tensor: the per-example losses weighted and reduced by the head's
+            `loss_reduction`, plus the regularization losses.
+        """
         del mode  # The loss is the same in every mode.
         with tf.name_scope("losses"):
             _, _, unweighted_loss, weights = self._labels_loss_and_weights(
@@ -184,6 +231,31 @@ class SingleHead(Head):
         """Returns the EstimatorSpec for `mode`; see `Head`.
 
         Export outputs: those of the subclass's `_export_outputs`.
+
+        Args:
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            optimizer: A Keras optimizer that builds the train op from the loss; exclusive with
+                `train_op_fn`.
+            trainable_variables: The variables `optimizer` updates.
+            train_op_fn: A function from the loss to the train op, used when `optimizer` is
+                None.
+            update_ops: Ops the train op must run with (e.g. batch-norm updates), or None.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            An `EstimatorSpec` for `mode`: the loss and train op in TRAIN, the loss and metrics
+            in EVAL, the predictions and export outputs in PREDICT.
+
+        Raises:
+            ValueError: If `labels` is missing in TRAIN or EVAL, the logits or labels have the
+                wrong shape, or neither (or both) of `optimizer` and `train_op_fn` is given in
+                TRAIN.
         """
         return make_estimator_spec(
             self, features=features, mode=mode, logits=logits, labels=labels,
@@ -206,13 +278,27 @@ def reduce_loss(unweighted_loss: tf.Tensor, weights, reduction: str) -> tf.Tenso
 
     SUM_OVER_BATCH_SIZE divides the weighted sum by the number of loss elements
     (not by the sum of the weights), as the original heads did.
+
+    Args:
+        unweighted_loss: The per-example loss, `[D0, ... DN, d]`.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+        reduction: The `tf.losses.Reduction` to apply.
+
+    Returns:
+        The reduced loss: a scalar, or the weighted per-example loss for NONE.
     """
     return tf_keras.__internal__.losses.compute_weighted_loss(
         unweighted_loss, sample_weight=weights, reduction=reduction)
 
 
 def update_metric_with_broadcast_weights(eval_metric, values, weights) -> None:
-    """Updates a Mean metric with `values`, the weights broadcast to their shape."""
+    """Updates a Mean metric with `values`, the weights broadcast to their shape.
+
+    Args:
+        eval_metric: The `tf.keras.metrics.Mean` to update.
+        values: The values to add to the mean.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+    """
     values = tf.cast(values, tf.float32)
     if weights is not None:
         weights = tf.compat.v2.__internal__.ops.broadcast_weights(weights, values)
@@ -239,6 +325,25 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
     PREDICT: predictions and `export_outputs_fn(predictions)`. EVAL: the loss and
     `head.update_metrics` of fresh `head.metrics`. TRAIN: the loss, the train op
     and the loss summaries.
+
+    Args:
+        head: The head whose spec it is.
+        features: The dict of feature tensors.
+        mode: The `ModeKeys` mode.
+        logits: The logits tensor.
+        labels: The labels tensor.
+        optimizer: A Keras optimizer building the train op; exclusive with `train_op_fn`.
+        trainable_variables: The variables `optimizer` updates.
+        train_op_fn: A function from the loss to the train op, used when `optimizer` is None.
+        update_ops: Ops the train op must run with, or None.
+        regularization_losses: Regularization loss tensors added to the loss, or None.
+        export_outputs_fn: Builds the PREDICT export outputs from the predictions dict.
+
+    Returns:
+        The `EstimatorSpec` for `mode`.
+
+    Raises:
+        ValueError: If `labels` is missing in TRAIN or EVAL, or the train op cannot be built.
     """
     with tf.compat.v1.name_scope(head.name, "head"):
         predictions = head.predictions(logits)

@@ -70,6 +70,7 @@ class BinaryClassHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """1: one logit per example, for the positive class."""
         return 1
 
     def _processed_labels(self, logits, labels):
@@ -172,7 +173,21 @@ class BinaryClassHead(base_head.SingleHead):
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
-        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
         logits, labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)

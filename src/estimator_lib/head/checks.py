@@ -86,6 +86,14 @@ def check_dense_labels_match_logits_and_reshape(
 
     Labels of shape [D0, ... DN] are expanded to [D0, ... DN, 1].
 
+    Args:
+        labels: The labels tensor.
+        logits: The logits tensor.
+        expected_labels_dimension: The last dimension labels must have.
+
+    Returns:
+        The labels, `[D0, ... DN, expected_labels_dimension]`.
+
     Raises:
         ValueError: If `labels` is None or sparse, or its static shape does not fit.
     """
@@ -160,6 +168,12 @@ def get_weights_and_check_match_logits(features: Mapping, weight_column, logits:
     Weights may be [D0, ... DN] (expanded to [D0, ... DN, 1]), [D0, ... DN, 1], or,
     with `allow_per_logit_weights`, [D0, ... DN, logits_dimension].
 
+    Args:
+        features: The dict of feature tensors.
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        logits: The logits tensor.
+        allow_per_logit_weights: Whether weights may have one value per logit.
+
     Returns:
         The float32 weights, or the Python float 1. when `weight_column` is None.
 
@@ -212,6 +226,14 @@ def get_weights_and_check_match_logits(features: Mapping, weight_column, logits:
 def check_label_range(labels: tf.Tensor, n_classes: int,
                       message: Optional[str] = None) -> tf.Tensor:
     """Checks that every label lies in [0, n_classes).
+
+    Args:
+        labels: The labels tensor.
+        n_classes: The number of classes.
+        message: The error message; None for a default one.
+
+    Returns:
+        The labels, with a range assertion when in a graph.
 
     Raises:
         ValueError: When executing eagerly and a label is out of range.

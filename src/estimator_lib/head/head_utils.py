@@ -13,6 +13,15 @@ def binary_or_multi_class_head(n_classes: int, weight_column,
                                loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE):
     """BinaryClassHead when n_classes is 2, else MultiClassHead(n_classes).
 
+    Args:
+        n_classes: The number of classes.
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        label_vocabulary: The class names in class-id order, or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+
+    Returns:
+        A `BinaryClassHead` or `MultiClassHead`.
+
     Raises:
         ValueError: As the heads do, e.g. for n_classes < 2 or a bad vocabulary.
     """

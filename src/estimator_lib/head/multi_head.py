@@ -67,10 +67,12 @@ class MultiHead(base_head.Head):
 
     @property
     def name(self):
+        """The heads' names joined by `_`."""
         return "_".join(head.name for head in self._heads)
 
     @property
     def logits_dimension(self):
+        """The sum of the heads' logits dimensions (their logits concatenated)."""
         return self._logits_dimension
 
     @property
@@ -118,7 +120,22 @@ class MultiHead(base_head.Head):
         return logits_dict
 
     def loss(self, labels, logits, features=None, mode=None, regularization_losses=None):
-        """Returns the sum of the heads' losses (times head_weights), regularized."""
+        """Returns the sum of the heads' losses (times head_weights), regularized.
+
+        Args:
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            A scalar tensor: the heads' losses, weighted by `head_weights` and summed, plus the
+            regularization losses.
+        """
         logits_dict = self._check_logits_and_labels(logits, labels)
         losses = [head.loss(logits=logits_dict[head.name], labels=labels[head.name],
                             features=features, mode=mode) for head in self._heads]
@@ -152,7 +169,21 @@ class MultiHead(base_head.Head):
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
-        """Updates the loss means and adds each head's own updated metrics."""
+        """Updates the loss means and adds each head's own updated metrics.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
         logits_dict = self._check_logits_and_labels(logits, labels)
         if regularization_losses is not None:
             eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)].update_state(
@@ -168,7 +199,33 @@ class MultiHead(base_head.Head):
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
                               trainable_variables=None, train_op_fn=None, update_ops=None,
                               regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see the class docstring."""
+        """Returns the EstimatorSpec for `mode`; see the class docstring.
+
+        Args:
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            optimizer: A Keras optimizer that builds the train op from the loss; exclusive with
+                `train_op_fn`.
+            trainable_variables: The variables `optimizer` updates.
+            train_op_fn: A function from the loss to the train op, used when `optimizer` is
+                None.
+            update_ops: Ops the train op must run with (e.g. batch-norm updates), or None.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            An `EstimatorSpec` for `mode`: the loss and train op in TRAIN, the loss and metrics
+            in EVAL, the predictions and export outputs in PREDICT.
+
+        Raises:
+            ValueError: If `labels` is missing in TRAIN or EVAL, the logits or labels have the
+                wrong shape, or neither (or both) of `optimizer` and `train_op_fn` is given in
+                TRAIN.
+        """
         with tf.compat.v1.name_scope(self.name, "multi_head"):
             logits_dict = self._check_logits_and_labels(logits, labels)
             head_specs = [

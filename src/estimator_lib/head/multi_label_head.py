@@ -92,6 +92,7 @@ class MultiLabelHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """`n_classes`: one logit per label."""
         return self._n_classes
 
     def _class_keys(self, class_id):
@@ -199,7 +200,21 @@ class MultiLabelHead(base_head.SingleHead):
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
-        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
         logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
         probabilities = self.predictions(

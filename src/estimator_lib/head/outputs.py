@@ -20,7 +20,16 @@ def all_class_ids(logits: tf.Tensor, n_classes: int) -> tf.Tensor:
 
 def all_classes(logits: tf.Tensor, n_classes: int,
                 label_vocabulary: Optional[Sequence[str]] = None) -> tf.Tensor:
-    """[batch_size, n_classes] strings: the vocabulary, or the class ids as strings."""
+    """[batch_size, n_classes] strings: the vocabulary, or the class ids as strings.
+
+    Args:
+        logits: The logits tensor, `[batch_size, n_classes]` (its batch size is used).
+        n_classes: The number of classes.
+        label_vocabulary: The class names in class-id order, or None.
+
+    Returns:
+        A string tensor `[batch_size, n_classes]`.
+    """
     batch_size = tf.compat.v1.shape(logits)[0]
     if label_vocabulary:
         classes = tf.convert_to_tensor([list(label_vocabulary)])
@@ -31,7 +40,16 @@ def all_classes(logits: tf.Tensor, n_classes: int,
 
 def classification_output(scores: tf.Tensor, n_classes: int,
                           label_vocabulary: Optional[Sequence[str]] = None):
-    """A ClassificationOutput with every class name beside its score."""
+    """A ClassificationOutput with every class name beside its score.
+
+    Args:
+        scores: The `[batch, n_classes]` class scores.
+        n_classes: The number of classes.
+        label_vocabulary: The class names in class-id order, or None.
+
+    Returns:
+        A `ClassificationOutput`.
+    """
     return export_lib.ClassificationOutput(
         scores=scores, classes=all_classes(scores, n_classes, label_vocabulary))
 
@@ -43,6 +61,15 @@ def classification_export_outputs(classifier_output, predictions: Mapping,
     'serving_default' and 'classification' serve `classifier_output`; 'regression'
     (only when `regression_value` is given) serves that value; 'predict' serves
     every prediction.
+
+    Args:
+        classifier_output: The `ClassificationOutput` to serve by default.
+        predictions: The head's predictions dict.
+        regression_value: The value the 'regression' signature serves, or None for no such
+            signature.
+
+    Returns:
+        A dict of signature name to `ExportOutput`.
     """
     export_outputs = {
         DEFAULT_SERVING_KEY: classifier_output,

@@ -59,6 +59,10 @@ def classifier_parse_example_spec(feature_columns: Iterable, label_key: str,
         label_default: Value used when an example has no label (None: required).
         weight_column: Feature name or `numeric_column` of the example weights.
 
+    Returns:
+        A dict of feature key to `FixedLenFeature`/`VarLenFeature`, for
+        `tf.io.parse_example`.
+
     Raises:
         ValueError: If `label_key` or the weight's key is also a feature, or
             `weight_column` is not a name or numeric column.
@@ -73,8 +77,21 @@ def regressor_parse_example_spec(feature_columns: Iterable, label_key: str,
                                  label_dimension: int = 1, weight_column=None) -> Dict:
     """Returns the parse spec of `feature_columns` plus a (label_dimension,) label.
 
-    Args: as `classifier_parse_example_spec`; `label_dimension` is the number of
-    regression targets per example.
+    Args:
+        feature_columns: Feature columns the model reads.
+        label_key: Name of the label in the tf.Example.
+        label_dtype: The label's dtype (float32 by default).
+        label_default: Value used when an example has no label (None: required).
+        label_dimension: How many regression targets each example has.
+        weight_column: Feature name or `numeric_column` of the example weights.
+
+    Returns:
+        A dict of feature key to `FixedLenFeature`/`VarLenFeature`, for
+        `tf.io.parse_example`.
+
+    Raises:
+        ValueError: If `label_key` or the weight's key is also a feature, or
+            `weight_column` is not a name or numeric column.
     """
     return _with_label_and_weight(
         _feature_spec(feature_columns), label_key,

@@ -48,6 +48,7 @@ class RegressionHead(base_head.SingleHead):
 
     @property
     def logits_dimension(self):
+        """The `label_dimension` given at construction: one logit per label value."""
         return self._logits_dimension
 
     def _processed_labels(self, logits, labels):
@@ -97,7 +98,21 @@ class RegressionHead(base_head.SingleHead):
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
-        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
         predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
         logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
@@ -143,7 +158,16 @@ class PoissonRegressionHead(RegressionHead):
 class LogisticRegressionHead(RegressionHead):
     """Regression of values in [0, 1]: sigmoid cross-entropy, predictions sigmoid(logits).
 
-    Args: as in RegressionHead (label_dimension is 1).
+    Args:
+        weight_column: A feature key, or a numeric column, giving per-example weights;
+            None weighs all examples 1.
+        loss_reduction: How the per-example losses are reduced over the batch (a
+            `tf.losses.Reduction`, not NONE).
+        name: The head's name, suffixed to its metric and summary keys; None for none.
+
+    Raises:
+        ValueError: If `loss_reduction` is invalid; when the loss is computed, if a
+            label is outside [0, 1].
     """
 
     def __init__(self, weight_column=None,

@@ -144,7 +144,21 @@ class SequentialHeadWrapper(SequentialHead):
     # ------------------------------------------------------------ the Head API
 
     def loss(self, logits, labels, features=None, mode=None, regularization_losses=None):
-        """The static head's regularized loss over the masked steps."""
+        """The static head's regularized loss over the masked steps.
+
+        Args:
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            The static head's loss over the unmasked steps.
+        """
         flat_labels, flat_logits, flat_features = self._flatten(labels, logits, features)
         return self._static_head.loss(
             logits=flat_logits, labels=flat_labels, features=flat_features, mode=mode,
@@ -154,7 +168,27 @@ class SequentialHeadWrapper(SequentialHead):
                               trainable_variables=None, train_op_fn=None, update_ops=None,
                               regularization_losses=None):
         """The static head's EstimatorSpec: flattened in TRAIN and EVAL; in PREDICT on
-        the sequence logits, the mask added to the predictions."""
+        the sequence logits, the mask added to the predictions.
+
+        Args:
+            features: The dict of feature tensors; the example weights are read from it.
+            mode: The `ModeKeys` mode; the loss does not depend on it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            optimizer: A Keras optimizer that builds the train op from the loss; exclusive with
+                `train_op_fn`.
+            trainable_variables: The variables `optimizer` updates.
+            train_op_fn: A function from the loss to the train op, used when `optimizer` is
+                None.
+            update_ops: Ops the train op must run with (e.g. batch-norm updates), or None.
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            An `EstimatorSpec` for `mode`.
+        """
         if mode == ModeKeys.PREDICT:
             spec = self._static_head.create_estimator_spec(
                 features=features, mode=mode, logits=logits)
@@ -172,7 +206,21 @@ class SequentialHeadWrapper(SequentialHead):
 
     def update_metrics(self, eval_metrics, features, logits, labels,
                        regularization_losses=None):
-        """The static head's metrics updated with the masked steps."""
+        """The static head's metrics updated with the masked steps.
+
+        Args:
+            eval_metrics: The dict of metric objects that `metrics()` returned.
+            features: The dict of feature tensors; the example weights are read from it.
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
+                a dict of head name to logits, or their concatenation).
+            labels: The labels tensor, its shape matching the logits' but the last dimension
+                (for `MultiHead`, a dict of head name to labels).
+            regularization_losses: Regularization loss tensors added to the loss (and reported
+                as the `regularization_loss` metric), or None.
+
+        Returns:
+            `eval_metrics`, each metric updated with this batch.
+        """
         flat_labels, flat_logits, flat_features = self._flatten(labels, logits, features)
         return self._static_head.update_metrics(
             eval_metrics=eval_metrics, features=flat_features, logits=flat_logits,

@@ -29,6 +29,18 @@ def create_estimator_spec_train_op(
     `iterations` advance, not the global step, unless the caller made them the
     same variable); `train_op_fn(loss)` is called as is. `update_ops` are grouped in.
 
+    Args:
+        head_name: The head's name, for the name scope; or None.
+        optimizer: A Keras optimizer building the train op; exclusive with `train_op_fn`.
+        trainable_variables: The variables `optimizer` updates.
+        train_op_fn: A function from the loss to the train op, used when `optimizer` is None.
+        update_ops: Ops the train op must run with, or None.
+        regularized_training_loss: The scalar training loss, regularization included.
+        loss_reduction: How the per-example losses are reduced over the batch.
+
+    Returns:
+        The train op.
+
     Raises:
         ValueError: If both or neither of `optimizer` and `train_op_fn` are given, or
             the optimizer, `trainable_variables` or `update_ops` are of the wrong type.
@@ -61,7 +73,13 @@ def create_estimator_spec_train_op(
 def create_estimator_spec_summary(regularized_training_loss: tf.Tensor,
                                   regularization_losses: Optional[Sequence] = None,
                                   summary_key_fn: Optional[Callable[[str], str]] = None):
-    """Writes the `loss` (and `regularization_loss`) scalar summaries of a TRAIN step."""
+    """Writes the `loss` (and `regularization_loss`) scalar summaries of a TRAIN step.
+
+    Args:
+        regularized_training_loss: The scalar training loss, regularization included.
+        regularization_losses: Regularization loss tensors added to the loss, or None.
+        summary_key_fn: Maps a summary name to its key (the head's name suffix); None for none.
+    """
     def key(name):
         return summary_key_fn(name) if summary_key_fn else name
 

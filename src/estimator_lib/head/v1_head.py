@@ -29,6 +29,14 @@ LossSpec = collections.namedtuple(
 
 
 def summary_key(head_name: Optional[str], key: str) -> str:
+    """`key/head_name`, or `key` for a head without a name.
+
+    Examples:
+        >>> summary_key("head1", "loss")
+        'loss/head1'
+        >>> summary_key(None, "loss")
+        'loss'
+    """
     return f"{key}/{head_name}" if head_name else key
 
 
@@ -61,7 +69,16 @@ def validate_v1_loss_fn_args(loss_fn: Callable) -> None:
 
 
 def weighted_mean(values: tf.Tensor, weights, name: str):
-    """tf.compat.v1.metrics.mean of float `values`, weights broadcast to them."""
+    """tf.compat.v1.metrics.mean of float `values`, weights broadcast to them.
+
+    Args:
+        values: The float values to average.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+        name: The metric's name.
+
+    Returns:
+        The pair `(value op, update op)`.
+    """
     with tf.compat.v1.name_scope(name) as scope:
         values = tf.cast(values, tf.float32)
         if weights is not None:
@@ -70,7 +87,18 @@ def weighted_mean(values: tf.Tensor, weights, name: str):
 
 
 def weighted_auc(labels, predictions, weights, curve: str, name: str):
-    """tf.compat.v1.metrics.auc with the weights broadcast to `predictions`."""
+    """tf.compat.v1.metrics.auc with the weights broadcast to `predictions`.
+
+    Args:
+        labels: The labels tensor.
+        predictions: The predicted values.
+        weights: The example weights (a tensor broadcastable to the values, or 1.).
+        curve: 'ROC' or 'PR'.
+        name: The metric's name.
+
+    Returns:
+        The pair `(value op, update op)`.
+    """
     with tf.compat.v1.name_scope(name) as scope:
         predictions = tf.cast(predictions, tf.float32)
         if weights is not None:
@@ -107,12 +135,36 @@ class V1Head:
 
     @abc.abstractmethod
     def create_loss(self, features, mode, logits, labels):
-        """Returns the LossSpec of one batch."""
+        """Returns the LossSpec of one batch.
+
+        Args:
+            features: The dict of feature tensors.
+            mode: The `ModeKeys` mode.
+            logits: The logits tensor.
+            labels: The labels tensor.
+
+        Returns:
+            A `LossSpec`: the training loss, the unreduced loss, the weights and the processed
+            labels.
+        """
         raise NotImplementedError("Calling an abstract method.")
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
                               train_op_fn=None, regularization_losses=None):
         """The EstimatorSpec of `_create_tpu_estimator_spec(...)`.
+
+        Args:
+            features: The dict of feature tensors.
+            mode: The `ModeKeys` mode.
+            logits: The logits tensor.
+            labels: The labels tensor.
+            optimizer: A Keras optimizer building the train op; exclusive with `train_op_fn`.
+            train_op_fn: A function from the loss to the train op, used when `optimizer` is
+                None.
+            regularization_losses: Regularization loss tensors added to the loss, or None.
+
+        Returns:
+            The `EstimatorSpec` for `mode`.
 
         Raises:
             NotImplementedError: If the subclass defines neither this method nor
@@ -140,6 +192,12 @@ class CannedV1Head(V1Head):
 
     Subclasses define `logits_dimension`, `create_loss`, `_predictions`,
     `_export_outputs` and `_eval_metric_ops`.
+
+    Args:
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        name: The metric's name.
     """
 
     def __init__(self, weight_column, loss_reduction: str, loss_fn: Optional[Callable],

@@ -68,7 +68,18 @@ class _ClassifierV1(CannedV1Head):
 
 
 class BinaryLogisticHeadV1(_ClassifierV1):
-    """v1 binary classifier head: sigmoid cross-entropy on logits [D0, ... DN, 1]."""
+    """v1 binary classifier head: sigmoid cross-entropy on logits [D0, ... DN, 1].
+
+    Args:
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        thresholds: Decision thresholds for the binary head's precision/recall metrics.
+        label_vocabulary: The class names in class-id order, or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        name: The name (of the metric or head); None for none.
+
+    The arguments are checked by `make_v1_head`, the canned estimators' way in.
+    """
 
     def __init__(self, weight_column=None, thresholds: Iterable[float] = (),
                  label_vocabulary: Optional[Sequence[str]] = None,
@@ -78,6 +89,21 @@ class BinaryLogisticHeadV1(_ClassifierV1):
         self._thresholds = tuple(thresholds or ())
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
+        """The batch's loss: sigmoid cross-entropy (or `loss_fn`), weighted and reduced.
+
+        Args:
+            features: The dict of feature tensors.
+            mode: The `ModeKeys` mode (the loss does not depend on it).
+            logits: The logits tensor.
+            labels: The labels tensor.
+
+        Returns:
+            A `LossSpec`.
+
+        Raises:
+            ValueError: If string labels come without a `label_vocabulary`, or labels have the
+                wrong shape.
+        """
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
@@ -150,7 +176,19 @@ class BinaryLogisticHeadV1(_ClassifierV1):
 
 
 class MultiClassHeadV1(_ClassifierV1):
-    """v1 multi-class head: softmax cross-entropy on logits [D0, ... DN, n_classes]."""
+    """v1 multi-class head: softmax cross-entropy on logits [D0, ... DN, n_classes].
+
+    Args:
+        n_classes: The number of classes.
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        label_vocabulary: The class names in class-id order, or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        name: The name (of the metric or head); None for none.
+
+    Raises:
+        ValueError: If `n_classes` is None or not above 2.
+    """
 
     def __init__(self, n_classes: int, weight_column=None,
                  label_vocabulary: Optional[Sequence[str]] = None,
@@ -162,6 +200,21 @@ class MultiClassHeadV1(_ClassifierV1):
                          label_vocabulary, loss_reduction, loss_fn, name)
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
+        """The batch's loss: sparse softmax cross-entropy (or `loss_fn`), weighted and reduced.
+
+        Args:
+            features: The dict of feature tensors.
+            mode: The `ModeKeys` mode (the loss does not depend on it).
+            logits: The logits tensor.
+            labels: The labels tensor.
+
+        Returns:
+            A `LossSpec`.
+
+        Raises:
+            ValueError: If the labels' dtype does not fit the vocabulary (or its absence), or
+                they have the wrong shape.
+        """
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
@@ -214,7 +267,19 @@ class MultiClassHeadV1(_ClassifierV1):
 
 
 class RegressionHeadV1(CannedV1Head):
-    """v1 regression head: squared error on logits [D0, ... DN, label_dimension]."""
+    """v1 regression head: squared error on logits [D0, ... DN, label_dimension].
+
+    Args:
+        label_dimension: How many regression targets each example has.
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        inverse_link_fn: Maps logits to predictions (e.g. `tf.math.exp`); None for the identity.
+        name: The name (of the metric or head); None for none.
+
+    Raises:
+        ValueError: If `label_dimension` is below 1.
+    """
 
     def __init__(self, label_dimension: int = 1, weight_column=None,
                  loss_reduction: str = _SUM, loss_fn: Optional[Callable] = None,
@@ -230,6 +295,20 @@ class RegressionHeadV1(CannedV1Head):
         return self._label_dimension
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
+        """The batch's loss: squared error (or `loss_fn`), weighted and reduced.
+
+        Args:
+            features: The dict of feature tensors.
+            mode: The `ModeKeys` mode (the loss does not depend on it).
+            logits: The logits tensor.
+            labels: The labels tensor.
+
+        Returns:
+            A `LossSpec`.
+
+        Raises:
+            ValueError: If the labels have the wrong shape.
+        """
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(
@@ -277,6 +356,18 @@ def make_v1_head(n_classes: int, weight_column=None,
                  name: Optional[str] = None) -> V1Head:
     """The v1 classifier head: BinaryLogisticHeadV1 for 2 classes, else MultiClassHeadV1.
 
+    Args:
+        n_classes: The number of classes.
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        label_vocabulary: The class names in class-id order, or None.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        thresholds: Decision thresholds for the binary head's precision/recall metrics.
+        name: The name (of the metric or head); None for none.
+
+    Returns:
+        A `BinaryLogisticHeadV1` or `MultiClassHeadV1`.
+
     Raises:
         ValueError: For a bad n_classes (<= 2 for multi-class), thresholds,
             loss_reduction, loss_fn, or label_vocabulary (TypeError for its type,
@@ -301,6 +392,17 @@ def make_v1_regression_head(weight_column=None, label_dimension: int = 1,
                             inverse_link_fn: Optional[Callable] = None,
                             name: Optional[str] = None) -> RegressionHeadV1:
     """The v1 regression head (`tf.compat.v1.estimator.DNNRegressor` and friends).
+
+    Args:
+        weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
+        label_dimension: How many regression targets each example has.
+        loss_reduction: How the per-example losses are reduced over the batch.
+        loss_fn: The custom loss function, `loss_fn(labels, logits[, features])`.
+        inverse_link_fn: Maps logits to predictions (e.g. `tf.math.exp`); None for the identity.
+        name: The name (of the metric or head); None for none.
+
+    Returns:
+        A `RegressionHeadV1`.
 
     Raises:
         ValueError: For a bad label_dimension, loss_reduction or loss_fn.

@@ -132,6 +132,21 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
     Works with any train_distribute. Across several workers
     (MultiWorkerMirroredStrategy with TF_CONFIG) the decision must be taken at the
     same step everywhere, so it needs `run_every_secs=None, run_every_steps=N`.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        should_stop_fn: A function of no arguments returning True when training should stop.
+        run_every_secs: Call `should_stop_fn` at most this often, in seconds; None to use
+            `run_every_steps`.
+        run_every_steps: Call `should_stop_fn` every this many steps; only when `run_every_secs`
+            is None.
+
+    Returns:
+        A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
+
+    Raises:
+        ValueError: If both `run_every_secs` and `run_every_steps` are set, or a multi-worker
+            job is given a time cadence.
     """
     if run_every_secs is not None and run_every_steps is not None:
         raise ValueError(
@@ -181,14 +196,54 @@ def _stop_if_threshold_crossed(estimator, metric_name, threshold, higher, eval_d
 
 def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
                         run_every_secs=60, run_every_steps=None):
-    """Stops once an evaluation's `metric_name` is above `threshold`."""
+    """Stops once an evaluation's `metric_name` is above `threshold`.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        metric_name: The evaluation metric to watch, as `evaluate()` names it (e.g. `loss`).
+        threshold: The value the metric is compared with.
+        eval_dir: The directory of the evaluation event files to read; None takes
+            `estimator.eval_dir()`.
+        min_steps: Ignore evaluations before this global step.
+        run_every_secs: Call `should_stop_fn` at most this often, in seconds; None to use
+            `run_every_steps`.
+        run_every_steps: Call `should_stop_fn` every this many steps; only when `run_every_secs`
+            is None.
+
+    Returns:
+        A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
+
+    Raises:
+        ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
+            `metric_name`.
+    """
     return _stop_if_threshold_crossed(estimator, metric_name, threshold, True, eval_dir,
                                       min_steps, run_every_secs, run_every_steps)
 
 
 def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
                        run_every_secs=60, run_every_steps=None):
-    """Stops once an evaluation's `metric_name` is below `threshold`."""
+    """Stops once an evaluation's `metric_name` is below `threshold`.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        metric_name: The evaluation metric to watch, as `evaluate()` names it (e.g. `loss`).
+        threshold: The value the metric is compared with.
+        eval_dir: The directory of the evaluation event files to read; None takes
+            `estimator.eval_dir()`.
+        min_steps: Ignore evaluations before this global step.
+        run_every_secs: Call `should_stop_fn` at most this often, in seconds; None to use
+            `run_every_steps`.
+        run_every_steps: Call `should_stop_fn` every this many steps; only when `run_every_secs`
+            is None.
+
+    Returns:
+        A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
+
+    Raises:
+        ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
+            `metric_name`.
+    """
     return _stop_if_threshold_crossed(estimator, metric_name, threshold, False, eval_dir,
                                       min_steps, run_every_secs, run_every_steps)
 
@@ -216,7 +271,28 @@ def _stop_if_no_metric_improvement(estimator, metric_name, max_steps, increase, 
 def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
                              eval_dir=None, min_steps=0, run_every_secs=60,
                              run_every_steps=None):
-    """Stops when `metric_name` has not increased for `max_steps_without_increase` steps."""
+    """Stops when `metric_name` has not increased for `max_steps_without_increase` steps.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        metric_name: The evaluation metric to watch, as `evaluate()` names it (e.g. `loss`).
+        max_steps_without_increase: Stop when the best value is this many global steps older
+            than the newest evaluation.
+        eval_dir: The directory of the evaluation event files to read; None takes
+            `estimator.eval_dir()`.
+        min_steps: Ignore evaluations before this global step.
+        run_every_secs: Call `should_stop_fn` at most this often, in seconds; None to use
+            `run_every_steps`.
+        run_every_steps: Call `should_stop_fn` every this many steps; only when `run_every_secs`
+            is None.
+
+    Returns:
+        A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
+
+    Raises:
+        ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
+            `metric_name`.
+    """
     return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_increase,
                                           True, eval_dir, min_steps, run_every_secs,
                                           run_every_steps)
@@ -225,7 +301,28 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
 def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
                              eval_dir=None, min_steps=0, run_every_secs=60,
                              run_every_steps=None):
-    """Stops when `metric_name` has not decreased for `max_steps_without_decrease` steps."""
+    """Stops when `metric_name` has not decreased for `max_steps_without_decrease` steps.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        metric_name: The evaluation metric to watch, as `evaluate()` names it (e.g. `loss`).
+        max_steps_without_decrease: Stop when the best value is this many global steps older
+            than the newest evaluation.
+        eval_dir: The directory of the evaluation event files to read; None takes
+            `estimator.eval_dir()`.
+        min_steps: Ignore evaluations before this global step.
+        run_every_secs: Call `should_stop_fn` at most this often, in seconds; None to use
+            `run_every_steps`.
+        run_every_steps: Call `should_stop_fn` every this many steps; only when `run_every_secs`
+            is None.
+
+    Returns:
+        A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
+
+    Raises:
+        ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
+            `metric_name`.
+    """
     return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
                                           False, eval_dir, min_steps, run_every_secs,
                                           run_every_steps)
@@ -249,7 +346,18 @@ class _StopAtCheckpointStepHook(_StepReadingHook):
 
 
 def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_check_secs=30):
-    """Chief: stop at `last_step`; other workers: stop when the checkpoint gets there."""
+    """Chief: stop at `last_step`; other workers: stop when the checkpoint gets there.
+
+    Args:
+        estimator: The `Estimator` being trained (its config and `model_dir` are read).
+        last_step: The global step to stop at.
+        wait_after_file_check_secs: On a non-chief worker, how long to wait between two checks
+            of the checkpoint's step.
+
+    Returns:
+        On the chief, a `StopAtStepHook`; on other workers, a hook that stops once a checkpoint
+        has reached `last_step`.
+    """
     if job_shape.role_of(estimator.config).is_chief:
         return tf.compat.v1.train.StopAtStepHook(last_step=last_step)
     return _StopAtCheckpointStepHook(estimator.model_dir, last_step, wait_after_file_check_secs)

@@ -55,8 +55,20 @@ def examples_per_second(batch_size: int, step_times: Sequence[float],
 def examples_per_second_over(batch_size: int, *, steps: int, seconds: float) -> float:
     """`batch_size * steps / seconds`: the same figure from running totals.
 
+    Args:
+        batch_size: The global batch size.
+        steps: How many steps ran.
+        seconds: In how many seconds.
+
+    Returns:
+        Examples per second.
+
     Raises:
         ValueError: If `batch_size` or `steps` is not positive, or `seconds` is not.
+
+    Examples:
+        >>> examples_per_second_over(256, steps=100, seconds=20.0)
+        1280.0
     """
     check_positive_int("batch_size", batch_size)
     check_positive_int("steps", steps)
@@ -123,7 +135,16 @@ def make_global_batch(per_replica_batch_size: int, *, strategy=None,
 
 
 def global_batch_size(per_replica_batch_size: int, *, strategy=None, config=None) -> int:
-    """`make_global_batch(...).size`: examples per step over all replicas and workers."""
+    """`make_global_batch(...).size`: examples per step over all replicas and workers.
+
+    Args:
+        per_replica_batch_size: The batch each replica's input_fn gives.
+        strategy: The distribution strategy; None reads it from `config`.
+        config: The `RunConfig`, or None.
+
+    Returns:
+        The global batch size.
+    """
     return make_global_batch(per_replica_batch_size, strategy=strategy, config=config).size
 
 

@@ -157,9 +157,20 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
         self._timer.update_last_triggered_step(self._iterations)
 
     def after_run(self, run_context, run_values):
+        """Counts the training step; evaluates every `every_n_iter` steps.
+
+        Args:
+            run_context: The training loop's `SessionRunContext`.
+            run_values: The step's `SessionRunValues` (unused).
+        """
         self._iterations += 1
         if self._timer.should_trigger_for_step(self._iterations):
             self._evaluate(run_context.session)
 
     def end(self, session):
+        """Evaluates once more, on the variables training ended with.
+
+        Args:
+            session: The training session whose variables are copied in.
+        """
         self._evaluate(session)

@@ -179,6 +179,7 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
         return stall_fraction(sum(s[2] for s in self.samples), step)
 
     def verdict(self) -> Optional[str]:
+        """INPUT_BOUND or COMPUTE_BOUND over the samples so far; None before any."""
         fraction = self.fraction()
         return None if fraction is None else verdict(fraction, threshold=self._threshold)
 
@@ -217,7 +218,16 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
 
     def record_sample(self, *, global_step: int, step_secs: float,
                       input_wait_secs: float) -> Dict:
-        """Adds one sampled step and reports it three ways; returns its record."""
+        """Adds one sampled step and reports it three ways; returns its record.
+
+        Args:
+            global_step: The sampled step.
+            step_secs: How long the step took, in seconds.
+            input_wait_secs: How long of it was spent waiting for input.
+
+        Returns:
+            The step's record (a dict).
+        """
         fraction = stall_fraction(input_wait_secs, step_secs)
         self.samples.append((global_step, step_secs, input_wait_secs))
         average = self.fraction()

@@ -61,7 +61,13 @@ def read_records(path: str, kind: Optional[str] = None) -> List[Dict]:
 
 
 def write_scalars(output_dir: str, step: int, scalars: Dict[str, float]) -> None:
-    """Writes `scalars` at `step` to the event file the Estimator's hooks share."""
+    """Writes `scalars` at `step` to the event file the Estimator's hooks share.
+
+    Args:
+        output_dir: The directory of the event file (the Estimator's model_dir).
+        step: The global step the values are recorded at.
+        scalars: A dict of summary tag to value.
+    """
     summary = tf.compat.v1.Summary(value=[
         tf.compat.v1.Summary.Value(tag=tag, simple_value=float(value))
         for tag, value in scalars.items()])
@@ -157,6 +163,22 @@ class ExamplesPerSecondHook(TimeHistory):
     `warm_steps` are left out (whole runs, with `RunConfig.steps_per_run` > 1).
     "Current" covers the steps since the last report, "average" every step after
     warm-up. A last report is made at `end`.
+
+    Args:
+        batch_size: The global batch (examples per step over all replicas): an int or a
+            `GlobalBatch`.
+        every_n_steps: Report every this many steps; exclusive with `every_n_secs`.
+        every_n_secs: Report every this many seconds; exclusive with `every_n_steps`.
+        warm_steps: How many first steps to leave out of the figures (start-up costs).
+        output_dir: Where the summaries (and `throughput.jsonl`) are written; None writes only
+            the log.
+        records_path: A JSON-lines file to append each report to; None takes
+            `output_dir/throughput.jsonl` when `output_dir` is given.
+        clock: The clock measuring the steps (for tests).
+
+    Raises:
+        ValueError: If `batch_size` is not a positive int, or not exactly one of `every_n_steps`
+            and `every_n_secs` is given.
     """
 
     def __init__(self, batch_size: Union[int, GlobalBatch], every_n_steps: Optional[int] = None,
@@ -198,7 +220,18 @@ class ExamplesPerSecondHook(TimeHistory):
     @classmethod
     def for_config(cls, per_replica_batch_size: int, *, config, strategy=None,
                    **kwargs) -> "ExamplesPerSecondHook":
-        """The hook for a RunConfig: global batch from it, `output_dir` its model_dir."""
+        """The hook for a RunConfig: global batch from it, `output_dir` its model_dir.
+
+        Args:
+            per_replica_batch_size: The batch size the input_fn gives each replica.
+            config: The `RunConfig` the Estimator runs with.
+            strategy: The distribution strategy the batch spans; None reads it from `config`.
+            **kwargs: The constructor's other arguments (every_n_steps, warm_steps, ...).
+
+        Returns:
+            An `ExamplesPerSecondHook` over the config's global batch, writing to its
+            `model_dir` unless `output_dir` is given.
+        """
         batch = make_global_batch(per_replica_batch_size, strategy=strategy, config=config)
         kwargs.setdefault("output_dir", config.model_dir)
         return cls(batch, **kwargs)

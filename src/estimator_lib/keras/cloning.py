@@ -76,7 +76,13 @@ def _as_keras_list(model, values, names, what):
 
 
 def estimator_io_to_keras(model, features, labels):
-    """Returns (input_tensors, target_tensors, sample_weight_tensors)."""
+    """Returns (input_tensors, target_tensors, sample_weight_tensors).
+
+    Args:
+        model: The Keras model.
+        features: The input_fn's features (a tensor, or a dict by input name), or None.
+        labels: The input_fn's labels (a tensor, or a dict by output name), or None.
+    """
     sample_weights = None
     if isinstance(features, dict) and set(features) == {"features", "sample_weights"}:
         features, sample_weights = features["features"], features["sample_weights"]
@@ -107,7 +113,20 @@ def explain_rebuild_failures():
 
 def clone_and_build(mode, keras_model, custom_objects, optimizer_config, features=None,
                      labels=None):
-    """Clones `keras_model` into the current graph; compiled unless PREDICT."""
+    """Clones `keras_model` into the current graph; compiled unless PREDICT.
+
+    Args:
+        mode: The `ModeKeys` mode.
+        keras_model: The Keras model to clone.
+        custom_objects: The custom objects cloning needs, or None.
+        optimizer_config: The optimizer's config to compile the clone with (a fresh optimizer
+            per graph).
+        features: The input_fn's features (a tensor, or a dict by input name), or None.
+        labels: The input_fn's labels (a tensor, or a dict by output name), or None.
+
+    Returns:
+        The cloned `tf.keras` model, built on the features.
+    """
     # set_learning_phase is deprecated, and needed here.
     with process_swaps.ignoring_warnings(
             "`tf.keras.backend.set_learning_phase` is deprecated"):

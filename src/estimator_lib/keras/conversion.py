@@ -227,6 +227,32 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     `lambda` bytecode (Lambda layers), which can run arbitrary code, unless
     `safe_mode=False` says its source is trusted — Keras' safe mode, applied to the
     HDF5 and SavedModel formats too (the original loaded them unchecked).
+
+    Args:
+        keras_model: A compiled `tf.keras` model (Keras 2, tf_keras). Exclusive with
+            `keras_model_path`.
+        keras_model_path: The path of a saved model (SavedModel or HDF5) to load instead.
+        custom_objects: A dict of the custom classes and functions the model needs to load or
+            clone.
+        model_dir: The Estimator's directory; None takes `config.model_dir` or a new temporary
+            one. The Keras weights are written there as the first checkpoint.
+        config: A `RunConfig`.
+        checkpoint_format: How the initial weights are saved: 'checkpoint' (object-based,
+            `tf.train.Checkpoint`) or 'saver' (name-based, `tf.compat.v1.train.Saver`).
+        metric_names_map: A dict renaming the model's metrics in the Estimator's evaluation
+            results (Keras name to Estimator name).
+        export_outputs: A dict of signature name to `ExportOutput` class for the exported
+            SavedModel; None gives one `PredictOutput` of the model's outputs.
+        safe_mode: Whether loading from `keras_model_path` refuses Lambda layers' bytecode (see
+            above).
+
+    Returns:
+        An `Estimator` whose model_fn rebuilds the Keras model in each graph, starting from its
+        current weights.
+
+    Raises:
+        ValueError: If neither or both of `keras_model` and `keras_model_path` are given, the
+            model is not compiled, or `checkpoint_format` is unknown.
     """
     if (keras_model is None) == (keras_model_path is None):
         raise ValueError(

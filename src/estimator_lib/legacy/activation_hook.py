@@ -124,6 +124,17 @@ class ActivationFinder:
     """First on sys.meta_path: waits for tensorflow, tensorflow_estimator, estimator_lib."""
 
     def find_spec(self, fullname, path=None, target=None):
+        """Finds the spec of TensorFlow, tensorflow_estimator or estimator_lib, wrapped
+        to activate after it loads.
+
+        Args:
+            fullname: The module's full name.
+            path: The parent package's path, or None.
+            target: The module being reloaded, or None.
+
+        Returns:
+            A `ModuleSpec`, or None for other modules (the next finder is asked).
+        """
         if fullname not in (_TENSORFLOW, _ESTIMATOR_PACKAGE, _LIBRARY) or STATE.busy:
             return None
         if fullname == _ESTIMATOR_PACKAGE:

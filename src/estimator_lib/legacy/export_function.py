@@ -40,7 +40,17 @@ class ModelFunction(_AutoTrackable):
     @staticmethod
     def from_function(model_fn: Callable, all_modes: Optional[Iterable[str]] = None,
                       config=None, params=None) -> "ModelFunction":
-        """A ModelFunction with `model_fn` added for each of `all_modes` (default: all three)."""
+        """A ModelFunction with `model_fn` added for each of `all_modes` (default: all three).
+
+        Args:
+            model_fn: The model_fn.
+            all_modes: The modes to add; None for TRAIN, EVAL and PREDICT.
+            config: The `RunConfig` passed to the model_fn.
+            params: The params passed to the model_fn.
+
+        Returns:
+            The `ModelFunction`.
+        """
         if all_modes is None:
             all_modes = [ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT]
         obj = ModelFunction(config=config, params=params)
@@ -54,6 +64,11 @@ class ModelFunction(_AutoTrackable):
 
     def add_mode(self, fn: Callable, mode: str, input_signature=None) -> None:
         """Adds `fn` as the function of `mode`.
+
+        Args:
+            fn: The function (a model_fn bound to a mode).
+            mode: The `ModeKeys` mode.
+            input_signature: The function's input signature, or None.
 
         Raises:
             ValueError: If `mode` already has a function.
@@ -75,6 +90,14 @@ class ModelFunction(_AutoTrackable):
 
     def call(self, mode: str, features, labels=None):
         """Calls the function of `mode` (with `labels` only if the model_fn takes them).
+
+        Args:
+            mode: The `ModeKeys` mode.
+            features: The features.
+            labels: The labels, or None.
+
+        Returns:
+            What the mode's function returns.
 
         Raises:
             ValueError: If no function was added for `mode`.

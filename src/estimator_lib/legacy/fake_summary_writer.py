@@ -64,6 +64,15 @@ class FakeSummaryWriter:
 
         `expected_summaries` maps a step to {tag: simple_value} (`global_step/sec`
         ignored: its count depends on timing).
+
+        Args:
+            test_case: The `tf.test.TestCase` whose assertions are used.
+            expected_logdir: The log directory expected, or None to skip.
+            expected_graph: The graph expected, or None.
+            expected_summaries: A dict of step to {tag: simple value}, or None.
+            expected_added_graphs: The graphs expected to have been added, or None.
+            expected_added_meta_graphs: The meta graphs expected, or None.
+            expected_session_logs: The session logs expected, or None.
         """
         if expected_logdir is not None:
             test_case.assertEqual(expected_logdir, self._logdir)
@@ -97,6 +106,16 @@ class FakeSummaryWriter:
         self._summaries.setdefault(current_global_step, []).append(summ)
 
     def add_graph(self, graph, global_step=None, graph_def=None):
+        """Records `graph`.
+
+        Args:
+            graph: The graph.
+            global_step: The step, or None.
+            graph_def: Must be None.
+
+        Raises:
+            ValueError: If `global_step` is negative or a `graph_def` is given.
+        """
         if global_step is not None and global_step < 0:
             raise ValueError(f"Invalid global_step {global_step}.")
         if graph_def is not None:
@@ -113,6 +132,16 @@ class FakeSummaryWriter:
         self._added_session_logs.append(session_log)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Records `run_metadata` under `tag`.
+
+        Args:
+            run_metadata: The `RunMetadata`.
+            tag: Its tag.
+            global_step: The step, or None.
+
+        Raises:
+            ValueError: If `global_step` is negative.
+        """
         if global_step is not None and global_step < 0:
             raise ValueError(f"Invalid global_step {global_step}.")
         self._added_run_metadata[tag] = run_metadata

@@ -20,7 +20,13 @@ class Assignments:
 
     def set(self, target, name: str, value) -> None:
         """`target.name = value` (`sys.modules[name] = value` when target is
-        sys.modules), remembering what was there."""
+        sys.modules), remembering what was there.
+
+        Args:
+            target: The object (or `sys.modules`) to assign on.
+            name: The attribute's (or module's) name.
+            value: The new value.
+        """
         if target is sys.modules:
             self._done.append((target, name, sys.modules.get(name, _MISSING)))
             sys.modules[name] = value

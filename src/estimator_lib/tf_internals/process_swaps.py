@@ -24,6 +24,11 @@ class SharedSwap:
     `owner` is called on first entry (modules load late). If, at the last exit, someone
     else has replaced our replacement, theirs stays (putting ours' original back would
     undo their change); ours is a pass-through outside a call, so nothing is lost.
+
+    Args:
+        owner: Returns the object whose attribute is swapped.
+        name: The attribute's name.
+        make: Builds the replacement from the original attribute.
     """
 
     def __init__(self, owner: Callable[[], object], name: str,

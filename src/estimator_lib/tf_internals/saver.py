@@ -14,7 +14,13 @@ import tensorflow as tf
 def rebuild(saver: tf.compat.v1.train.Saver, graph: tf.Graph,
             saveable_outside: Callable) -> None:
     """Rebuilds `saver` in `graph`, each saveable of its var_list mapped by
-    `saveable_outside` (list, tuple or dict var_lists)."""
+    `saveable_outside` (list, tuple or dict var_lists).
+
+    Args:
+        saver: The `Saver` to rebuild.
+        graph: The graph to rebuild it in.
+        saveable_outside: Maps each saveable of its var_list to the one in `graph`.
+    """
     var_list = saver._var_list  # pylint: disable=protected-access
     if isinstance(var_list, (list, tuple)):
         var_list = [saveable_outside(s) for s in var_list]

@@ -50,7 +50,13 @@ class PeriodicLogger:
         self._clock = clock
 
     def log(self, msg, *args, **kw) -> None:
-        """`logging.info(msg, *args, **kw)` if `seconds` passed since the last one."""
+        """`logging.info(msg, *args, **kw)` if `seconds` passed since the last one.
+
+        Args:
+            msg: The message (a %-format).
+            *args: Its arguments.
+            **kw: `logging.info`'s keyword arguments.
+        """
         now = self._clock()
         if now - self._last_log_time > self._log_every_n_seconds:
             self._last_log_time = now

@@ -174,13 +174,18 @@ class RunConfig(core_run_config.RunConfig):
         object.__setattr__(self, "_tpu_cluster", cluster)
         object.__setattr__(self, "_tpu_cluster_spec", cluster_spec)
 
-    tpu_config = property(lambda self: self._tpu_config)
-    master = property(lambda self: self._tpu_master)
-    evaluation_master = property(lambda self: self._tpu_evaluation_master)
-    cluster = property(lambda self: self._tpu_cluster)
+    tpu_config = property(lambda self: self._tpu_config,
+                          doc="The `TPUConfig` given (or the default one).")
+    master = property(lambda self: self._tpu_master,
+                      doc="The training master: as given, the resolver's, or TF_CONFIG's.")
+    evaluation_master = property(lambda self: self._tpu_evaluation_master,
+                                 doc="The evaluation master (see the constructor's Args).")
+    cluster = property(lambda self: self._tpu_cluster,
+                       doc="The `ClusterResolver` given, or None.")
 
     @property
     def cluster_spec(self):
+        """The cluster resolver's `tf.train.ClusterSpec`, else TF_CONFIG's."""
         # Also read by RunConfig's own initialisation, before ours has set the field.
         spec = getattr(self, "_tpu_cluster_spec", None)
         return spec if spec is not None else super().cluster_spec
@@ -199,6 +204,12 @@ class RunConfig(core_run_config.RunConfig):
         return new
 
     def as_dict(self):
+        """Every field and property, the TPU ones included, for logging.
+
+        Returns:
+            A dict of name to value: RunConfig's, plus `master`, `evaluation_master`,
+            `tpu_config` and `cluster`.
+        """
         values = super().as_dict()
         values.update(master=self.master, evaluation_master=self.evaluation_master,
                       tpu_config=self.tpu_config, cluster=self.cluster)

@@ -94,6 +94,13 @@ class ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
 
     With `batch_size=None` (a TPUEstimator built without that mode's batch size)
     only `global_step/sec` is reported.
+
+    Args:
+        batch_size: The batch size of a step, or None to report steps only.
+        every_n_steps: Report every this many steps.
+        every_n_secs: Report every this many seconds instead.
+        output_dir: Where the summaries are written, or None.
+        summary_writer: A summary writer to use instead, or None.
     """
 
     def __init__(self, batch_size: Optional[int], every_n_steps: Optional[int] = 100,

@@ -26,6 +26,19 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
     `estimator_lib.CheckpointSaverHook` is, for users' own hooks), and also: the
     graph serialised once, `.meta` written atomically, an error naming the
     newest complete checkpoint when the disk refuses a save.
+
+    Args:
+        checkpoint_dir: The directory checkpoints (and graph.pbtxt) are written to.
+        save_secs: Save every this many seconds; exclusive with `save_steps`.
+        save_steps: Save every this many steps; exclusive with `save_secs`.
+        saver: The `Saver` to save with; None takes the scaffold's (or the graph's).
+        checkpoint_basename: The checkpoint files' prefix.
+        scaffold: The `Scaffold` whose saver is used; exclusive with `saver`.
+        listeners: `CheckpointSaverListener`s called around each save.
+        save_graph_def: Whether to write the graph and meta graph with the checkpoints.
+
+    Raises:
+        ValueError: If both `saver` and `scaffold` are given.
     """
 
     def __init__(self, checkpoint_dir: str, save_secs=None, save_steps=None, saver=None,

@@ -50,6 +50,16 @@ def owner_is_live(owner: dict, *, host: str, now: float, lease_secs: float = LEA
 
     An owner on this host is live while its process exists; one on another host while
     its lease was renewed less than `lease_secs` ago.
+
+    Args:
+        owner: The lock file's owner record (host, pid, lease time).
+        host: This machine's host name.
+        now: The current time, in seconds since the epoch.
+        lease_secs: How long another host's lease lasts without renewal.
+        pid_alive: Tells whether a process id exists on this host (for tests).
+
+    Returns:
+        True while the owner trains.
     """
     if owner.get("host") == host and owner.get("pid"):
         return pid_alive(int(owner["pid"]))
@@ -67,7 +77,17 @@ def describe(owner: dict, now: float) -> str:
 
 def in_use_message(model_dir: str, owner: dict, *, now: float,
                    lease_secs: float = LEASE_SECS) -> str:
-    """The refusal of a model_dir whose lock has the live `owner`."""
+    """The refusal of a model_dir whose lock has the live `owner`.
+
+    Args:
+        model_dir: The Estimator's model_dir.
+        owner: The lock file's owner record (host, pid, lease time).
+        now: The current time, in seconds since the epoch.
+        lease_secs: How long another host's lease lasts without renewal.
+
+    Returns:
+        The message, naming the owner and how to go on.
+    """
     path = os.path.join(model_dir, LOCK_NAME)
     return (f"model_dir {model_dir} is in use by another training "
             f"({describe(owner, now)}; lock file {path}). Two trainings into one "

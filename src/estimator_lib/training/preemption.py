@@ -45,6 +45,11 @@ class Preempted(SystemExit):
         signal_name: 'SIGTERM' or 'SIGINT'.
         step: The global step of the checkpoint written, or None.
         message: One line saying what happened.
+
+    Args:
+        signum: The signal's number.
+        step: The global step of the checkpoint written, or None.
+        model_dir: The Estimator's model_dir.
     """
 
     def __init__(self, signum: int, step: Optional[int], model_dir: str):
@@ -134,6 +139,11 @@ def after_stop(request: StopRequest, step: Optional[int], model_dir: str) -> Non
     """Once the checkpoint is written and the lock released: what the signal would have
     done without us (the module docstring lists the cases). Returns only when a handler
     the program installed returns.
+
+    Args:
+        request: The stop request the signal handler recorded.
+        step: The global step of the checkpoint written, or None.
+        model_dir: The Estimator's model_dir.
 
     Raises:
         Interrupted: SIGINT, whose handler was Python's own.

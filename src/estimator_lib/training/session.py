@@ -17,7 +17,14 @@ class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
     """`tf.compat.v1.train.ChiefSessionCreator` whose sessions run repeated fetches
     through callables (`tf_internals.session_runs`); with `close_in_background`, they close on a
     thread (tf_patches, patch 2: distributed jobs only, where closing a session to a
-    task that died never returns)."""
+    task that died never returns).
+
+    Args:
+        close_in_background: Whether `close()` runs in a background thread (when a task of the
+            cluster may be gone).
+        *args: `tf.compat.v1.train.ChiefSessionCreator`'s arguments.
+        **kwargs: The base class's other keyword arguments.
+    """
 
     def __init__(self, *args, close_in_background: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -199,6 +206,17 @@ def training_session(job, *, model_dir: str, restore_from: Optional[str], scaffo
     (`job.cluster`) a task that stops ends training with a RuntimeError naming it,
     whether a run fails with an RPC error or waits past the session's
     `operation_timeout_in_ms`.
+
+    Args:
+        job: The `JobShape` this process runs (distribute.job_shape).
+        model_dir: The Estimator's model_dir.
+        restore_from: The checkpoint to restore, or None to initialise.
+        scaffold: The `Scaffold` whose saver is used; exclusive with `saver`.
+        hooks: The hooks to run (from `hook_plan.plan`).
+        max_wait_secs: How long a non-chief waits for the chief's session.
+
+    Returns:
+        A `tf.compat.v1.train.MonitoredSession`.
     """
     kind = _PARAMETER_SERVER if job.mode == "parameter-server" else _MULTI_WORKER
     config, cluster = job.session_config, job.cluster
@@ -216,7 +234,18 @@ def training_session(job, *, model_dir: str, restore_from: Optional[str], scaffo
 def local_session(*, scaffold, config, hooks: List = (), checkpoint_path: Optional[str] = None,
                   master: str = ""):
     """The MonitoredSession of an evaluation or prediction pass: restores
-    `checkpoint_path` (or initialises), runs `hooks`, and closes on the caller's thread."""
+    `checkpoint_path` (or initialises), runs `hooks`, and closes on the caller's thread.
+
+    Args:
+        scaffold: The `Scaffold` whose saver is used; exclusive with `saver`.
+        config: The session's `ConfigProto`.
+        hooks: The hooks to run (from `hook_plan.plan`).
+        checkpoint_path: The checkpoint to restore, or None to initialise.
+        master: The session target; '' for in-process.
+
+    Returns:
+        A `tf.compat.v1.train.MonitoredSession`.
+    """
     creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path,
                                   master=master, config=config)
     return tf.compat.v1.train.MonitoredSession(session_creator=creator, hooks=list(hooks))

@@ -96,6 +96,14 @@ def step_after_run_tensor(graph=None) -> Optional[tf.Tensor]:
 def dataset_input(result, feeds, *, steps_per_run: int):
     """(get_next, hooks) for an input_fn result: each call of get_next takes a batch.
 
+    Args:
+        result: The input_fn's result.
+        feeds: The input hooks' feeds, if any.
+        steps_per_run: Training steps per session run.
+
+    Returns:
+        The pair `(get_next, input hooks)`.
+
     Raises:
         ValueError: If the input_fn returned tensors rather than a Dataset: tensors
             made outside the loop would give every iteration the same batch.
@@ -122,6 +130,12 @@ class TrainLoop:
         steps_per_run: The most steps one run makes.
         step_after_run: The global step when the run's loop has ended.
         last_step: The fed placeholder no iteration may take the global step beyond.
+
+    Args:
+        spec: The training `EstimatorSpec`.
+        steps_per_run: Training steps per session run.
+        step_after_run: The global step's value once a run ends (a tensor).
+        last_step: The step the loop stops at (a tensor fed each run).
     """
 
     def __init__(self, spec: EstimatorSpec, *, steps_per_run: int,
@@ -155,7 +169,17 @@ class TrainLoop:
 
     def counting_hooks(self, *, output_dir: str, scaffold, save_summary_steps: Optional[int],
                        log_step_count_steps: Optional[int]) -> List:
-        """The step counter and summary saver MonitoredTrainingSession would add, for loops."""
+        """The step counter and summary saver MonitoredTrainingSession would add, for loops.
+
+        Args:
+            output_dir: Where the summaries are written.
+            scaffold: The `Scaffold` whose saver is used; exclusive with `saver`.
+            save_summary_steps: Save summaries every this many steps; None or 0 for never.
+            log_step_count_steps: Log the step rate every this many steps; None for never.
+
+        Returns:
+            The list of hooks.
+        """
         hooks = []
         if log_step_count_steps and log_step_count_steps > 0:
             counter = tf.compat.v1.train.StepCounterHook(

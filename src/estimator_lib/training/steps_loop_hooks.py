@@ -20,6 +20,11 @@ class StopAtLastStepHook(tf.compat.v1.train.SessionRunHook):
     (`steps` from the global step then, or `max_steps`); the loop never takes the
     global step past the smallest. The step after each run is fetched with it, so
     training stops on the run that reaches it, with no extra run.
+
+    Args:
+        step_after_run: The global step's value once a run ends (a tensor).
+        last_step: The step the loop stops at (a tensor fed each run).
+        stop_hooks: The `StopAtStepHook`s whose last steps bound the loop.
     """
 
     def __init__(self, step_after_run: tf.Tensor, last_step: tf.Tensor, stop_hooks: List):
@@ -51,7 +56,13 @@ def _last_step_of(hook) -> int:
 
 
 class LoopCheckpointSaverHook(checkpoints.EstimatorCheckpointSaverHook):
-    """CheckpointSaverHook reading the step each run ends at (no extra session run)."""
+    """CheckpointSaverHook reading the step each run ends at (no extra session run).
+
+    Args:
+        step_after_run: The global step's value once a run ends (a tensor).
+        *args: `EstimatorCheckpointSaverHook`'s arguments.
+        **kwargs: `SummarySaverHook`'s keyword arguments.
+    """
 
     def __init__(self, step_after_run, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -69,7 +80,13 @@ class LoopCheckpointSaverHook(checkpoints.EstimatorCheckpointSaverHook):
 
 
 class LoopSummarySaverHook(tf.compat.v1.train.SummarySaverHook):
-    """SummarySaverHook for runs of several steps: summaries at the step a run ends at."""
+    """SummarySaverHook for runs of several steps: summaries at the step a run ends at.
+
+    Args:
+        step_after_run: The global step's value once a run ends (a tensor).
+        steps_per_run: Training steps per session run.
+        **kwargs: `SummarySaverHook`'s keyword arguments.
+    """
 
     def __init__(self, step_after_run: tf.Tensor, steps_per_run: int, **kwargs):
         super().__init__(**kwargs)

@@ -21,6 +21,11 @@ def check_count(num_devices: int, *, gpus: int, asked: Optional[str] = None) -> 
     """Raises ValueError when `num_devices` is more than this machine can give.
 
     `asked` names the flag in the message (default `--num_devices=N`).
+
+    Args:
+        num_devices: The number of devices asked for.
+        gpus: How many GPUs this machine has.
+        asked: How the message names the request; None for `--num_devices=N`.
     """
     asked = asked or f"--num_devices={num_devices}"
     if gpus:

@@ -98,7 +98,17 @@ MULTI_WORKER = "multi_worker_mirrored"
 
 def check_multi_worker(strategy_name: str, num_devices: int, *, gpus: int,
                        workers: int) -> None:
-    """Raises ValueError when a multi-worker run cannot use these settings."""
+    """Raises ValueError when a multi-worker run cannot use these settings.
+
+    Args:
+        strategy_name: The --strategy flag's value.
+        num_devices: Devices per worker.
+        gpus: How many GPUs this machine has.
+        workers: How many worker processes the job has.
+
+    Raises:
+        ValueError: If the strategy, device count, GPUs and workers do not fit together.
+    """
     if strategy_name in ("one_device", "none"):
         raise ValueError(
             f"TF_CONFIG names {workers} chief/worker tasks (a multi-worker job, trained with "
@@ -130,6 +140,14 @@ def resolve_strategy_name(name: str, num_devices: int) -> str:
 def make_strategy(devices: Devices, *, name: str = "auto",
                   cross_device_ops: str = "auto") -> Optional[tf.distribute.Strategy]:
     """The strategy called `name` over `devices`, or None for 'none'.
+
+    Args:
+        devices: The devices to run on.
+        name: The strategy's name ('auto', 'none', 'mirrored', ...).
+        cross_device_ops: The all-reduce implementation ('auto', 'nccl', ...).
+
+    Returns:
+        A `tf.distribute.Strategy`, or None.
 
     Raises:
         ValueError: If the strategy cannot run on these devices.

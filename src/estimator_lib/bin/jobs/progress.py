@@ -21,7 +21,16 @@ def duration(seconds: float) -> str:
 
 
 class ProgressDisplay:
-    """Shows `label [#####-----] 50% 500/1,000 images, 120/s, 0:04 left`."""
+    """Shows `label [#####-----] 50% 500/1,000 images, 120/s, 0:04 left`.
+
+    Args:
+        label: What is being counted, shown first.
+        unit: The items' name (`images`).
+        stream: Where to write; None for stdout.
+        clock: The clock (for tests).
+        width: The bar's width, in characters.
+        interactive: Whether to redraw one line (a terminal); None asks the stream.
+    """
 
     def __init__(self, label: str, *, unit: str = "images", stream: Optional[TextIO] = None,
                  clock: Clock = time.monotonic, width: int = 24,

@@ -54,6 +54,14 @@ def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int],
     smallest worker count): ideal linear scaling is its examples/sec x replicas /
     its replicas; efficiency is measured over ideal. A worker row's `devices` is
     its replicas in all (one per worker process).
+
+    Args:
+        runs: The runs' records (one per run and device count).
+        counts: The device counts, in order.
+        workers: The worker counts of multi-worker runs.
+
+    Returns:
+        A list of row dicts.
     """
     rows = []
     keys = [(DEVICES_SERIES, count) for count in counts] + [
@@ -144,7 +152,16 @@ def _where(row: Dict) -> str:
 
 def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
     """The table as markdown, with a title and notes above it; with several runs, the
-    measured columns give the median and (min-max)."""
+    measured columns give the median and (min-max).
+
+    Args:
+        rows: The rows of `make_rows`.
+        title: The report's title.
+        notes: Lines printed above the table.
+
+    Returns:
+        The markdown text.
+    """
     columns = _columns(rows)
     lines = [f"### {title}", ""]
     lines += [f"{note}  " for note in notes]
@@ -180,6 +197,13 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
     With several runs per count, bars show their spread (min-max) around the
     median and the legends say n. `weak_scaling`: total_time.png says that N
     devices process N times the examples (weak) or the same examples (strong).
+
+    Args:
+        output_dir: Where the PNG files are written.
+        rows: The rows of `make_rows`.
+        title: The report's title.
+        subtitle: The charts' subtitle.
+        weak_scaling: Whether N devices processed N times the examples; None if unknown.
 
     Raises:
         ImportError: If matplotlib is not installed.

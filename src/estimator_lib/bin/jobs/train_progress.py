@@ -40,7 +40,21 @@ def estimate_line(*, steps_left: int, secs_per_step: float) -> str:
 
 def progress_line(*, step: int, last_step: int, examples_per_sec: float,
                   secs_left: Optional[float]) -> str:
-    """`step 40/100, 142.2 examples/sec, 0:27 left` (`, done` at the last step)."""
+    """`step 40/100, 142.2 examples/sec, 0:27 left` (`, done` at the last step).
+
+    Args:
+        step: The current global step.
+        last_step: The step training stops at.
+        examples_per_sec: The current throughput.
+        secs_left: The estimated seconds left, or None.
+
+    Returns:
+        The line.
+
+    Examples:
+        >>> progress_line(step=40, last_step=100, examples_per_sec=142.2, secs_left=27)
+        'step 40/100, 142.2 examples/sec, 0:27 left'
+    """
     tail = ("done" if step >= last_step else
             f"{progress.duration(secs_left)} left" if secs_left is not None else "")
     return (f"step {step:,}/{last_step:,}, {examples_per_sec:,.1f} examples/sec"

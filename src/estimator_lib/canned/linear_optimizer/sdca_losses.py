@@ -63,7 +63,17 @@ def linear_predictions(variables: Mapping, examples: Mapping) -> tf.Tensor:
 
 
 def predictions(variables: Mapping, examples: Mapping, loss_type: str) -> tf.Tensor:
-    """Probabilities for logistic loss, exp(w * x) for Poisson, else w * x."""
+    """Probabilities for logistic loss, exp(w * x) for Poisson, else w * x.
+
+    Args:
+        variables: The dict of the model's weight variables (see sdca_ops' module doc).
+        examples: The dict of the batch's example tensors (see sdca_ops' module doc).
+        loss_type: The SDCA loss: 'logistic_loss', 'squared_loss', 'hinge_loss',
+            'smooth_hinge_loss' or 'poisson_loss'.
+
+    Returns:
+        A float tensor `[batch, 1]` of predictions.
+    """
     result = linear_predictions(variables, examples)
     if loss_type == "logistic_loss":
         with tf.compat.v1.name_scope("sdca/logistic_prediction"):
@@ -75,7 +85,17 @@ def predictions(variables: Mapping, examples: Mapping, loss_type: str) -> tf.Ten
 
 
 def unregularized_loss(variables: Mapping, examples: Mapping, loss_type: str) -> tf.Tensor:
-    """The example-weighted mean loss, without regularization."""
+    """The example-weighted mean loss, without regularization.
+
+    Args:
+        variables: The dict of the model's weight variables (see sdca_ops' module doc).
+        examples: The dict of the batch's example tensors (see sdca_ops' module doc).
+        loss_type: The SDCA loss: 'logistic_loss', 'squared_loss', 'hinge_loss',
+            'smooth_hinge_loss' or 'poisson_loss'.
+
+    Returns:
+        A scalar float tensor.
+    """
     with tf.compat.v1.name_scope("sdca/unregularized_loss"):
         logits = tf.cast(linear_predictions(variables, examples), tf.float64)
         labels = tf.cast(tf.convert_to_tensor(examples["example_labels"]), tf.float64)
@@ -100,7 +120,19 @@ def unregularized_loss(variables: Mapping, examples: Mapping, loss_type: str) ->
 
 def regularized_loss(variables: Mapping, examples: Mapping, *, loss_type: str,
                      l1: float, l2: float) -> tf.Tensor:
-    """The unregularized loss plus (l1 + l2 regularization) / sum(example weights)."""
+    """The unregularized loss plus (l1 + l2 regularization) / sum(example weights).
+
+    Args:
+        variables: The dict of the model's weight variables (see sdca_ops' module doc).
+        examples: The dict of the batch's example tensors (see sdca_ops' module doc).
+        loss_type: The SDCA loss: 'logistic_loss', 'squared_loss', 'hinge_loss',
+            'smooth_hinge_loss' or 'poisson_loss'.
+        l1: The symmetric L1 regularization strength.
+        l2: The symmetric L2 regularization strength.
+
+    Returns:
+        A scalar float tensor.
+    """
     with tf.compat.v1.name_scope("sdca/regularized_loss"):
         weights = tf.convert_to_tensor(examples["example_weights"])
         regularization = l1_loss(variables, l1) + l2_loss(variables, l2)
@@ -113,6 +145,15 @@ def approximate_duality_gap(shard_values: Sequence[tf.Tensor], variables: Mappin
     """(primal + dual + l1 + 2 * l2) / sum(example weights), from the example states.
 
     NaN before any example was seen (all weights zero).
+
+    Args:
+        shard_values: The example-state hash table's values, one tensor per shard.
+        variables: The dict of the model's weight variables (see sdca_ops' module doc).
+        l1: The symmetric L1 regularization strength.
+        l2: The symmetric L2 regularization strength.
+
+    Returns:
+        A scalar float tensor.
     """
     with tf.compat.v1.name_scope("sdca/approximate_duality_gap"):
         shard_sums = []

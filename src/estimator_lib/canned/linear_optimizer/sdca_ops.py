@@ -118,6 +118,12 @@ def _zeros_like_initial(var) -> tf.Tensor:
 class SdcaModel:
     """The SDCA solver's graph over a linear model's variables (see the module doc).
 
+    Args:
+        examples: The dict of the batch's example tensors (see sdca_ops' module doc).
+        variables: The dict of the model's weight variables (see sdca_ops' module doc).
+        options: The solver's options: loss_type, the regularizations, and optional
+            num_loss_partitions, num_table_shards, adaptive.
+
     Raises:
         ValueError: If an argument is missing, not a list where one is needed, the
             loss type is unknown, l2 <= 0 or l1 < 0.

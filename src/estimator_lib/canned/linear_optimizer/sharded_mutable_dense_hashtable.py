@@ -91,7 +91,16 @@ class ShardedMutableDenseHashTable:
         return tf.dynamic_stitch(positions, value_parts)
 
     def insert(self, keys: tf.Tensor, values: tf.Tensor, name=None) -> tf.Operation:
-        """Sets `values` for `keys` (one row of values per key)."""
+        """Sets `values` for `keys` (one row of values per key).
+
+        Args:
+            keys: The int64 keys, `[n, 2]` fingerprints.
+            values: The float rows to store, `[n, value size]`.
+            name: The op's name, or None.
+
+        Returns:
+            The op that inserts them.
+        """
         self._check_keys(keys)
         if self._num_shards == 1:
             return self._table_shards[0].insert(keys, values, name=name)

@@ -25,6 +25,17 @@ def evaluate(ar_model, features, exogenous, state, *, process_window,
 
     `process_window` and `scale_data` are the model's: one window's outputs, and
     values scaled as the model sees them.
+
+    Args:
+        ar_model: The `ARModel`.
+        features: The dict of feature tensors (times, values, exogenous features).
+        exogenous: The embedded exogenous features, `[batch, time, exogenous size]`.
+        state: The model state the batch starts from.
+        process_window: The model's function computing one window's outputs.
+        scale_data: The model's function scaling values as the model sees them.
+
+    Returns:
+        The batch's `ModelOutputs` (loss, end state, predictions).
     """
     times = features[TrainEvalFeatures.TIMES]
     times.get_shape().assert_has_rank(2)
@@ -86,6 +97,16 @@ def predict(ar_model, features, *, exogenous_of, scale_back_data, scale_back_var
 
     The keyword arguments are the model's: the embedded exogenous features of a
     feature dict, and predictions scaled back to the data's scale.
+
+    Args:
+        ar_model: The `ARModel`.
+        features: The dict of feature tensors (times, values, exogenous features).
+        exogenous_of: The model's function embedding a feature dict's exogenous features.
+        scale_back_data: The model's function scaling predictions back to the data's scale.
+        scale_back_variance: The same for the predicted variances.
+
+    Returns:
+        The dict of predictions (mean and covariance per output window).
     """
     input_window, output_window = ar_model.input_window_size, ar_model.output_window_size
     times = tf.cast(tf.compat.v1.convert_to_tensor(features[PredictionFeatures.TIMES]),

@@ -150,9 +150,18 @@ class ARModel(model.TimeSeriesModel):
                 tf.zeros([self.input_window_size, self.exogenous_size], dtype=self.dtype))
 
     def random_model_parameters(self, seed=None):
+        """Not supported: does nothing and returns None, as the original's."""
         pass
 
     def generate(self, number_of_series, series_length, model_parameters=None, seed=None):
+        """Not supported: does nothing and returns None, as the original's.
+
+        Args:
+            number_of_series: How many series to sample.
+            series_length: Each series' length.
+            model_parameters: The parameters to sample with; None for the model's own.
+            seed: The sampling seed.
+        """
         pass
 
     def _predicted_covariance_op(self, activations, num_values):

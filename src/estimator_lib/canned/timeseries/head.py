@@ -67,7 +67,17 @@ class TimeSeriesRegressionHead(v1_head.V1Head):
         return 1
 
     def create_loss(self, features, mode, logits=None, labels=None):
-        """The state manager's ModelOutputs; summarises the loss."""
+        """The state manager's ModelOutputs; summarises the loss.
+
+        Args:
+            features: The dict of feature tensors (times, values, exogenous features).
+            mode: The `ModeKeys` mode.
+            logits: Unused (the interface of heads).
+            labels: Must be None: the series are features.
+
+        Returns:
+            The `ModelOutputs` of the state manager.
+        """
         del logits, labels  # The model computes its own.
         outputs = self.state_manager.define_loss(self.model, features, mode)
         tf.compat.v1.summary.scalar(v1_head.summary_key(self._name, metric_keys.MetricKeys.LOSS),
@@ -153,6 +163,14 @@ class TimeSeriesRegressionHead(v1_head.V1Head):
 
     def create_estimator_spec(self, features, mode, labels=None) -> EstimatorSpec:
         """The model_fn: checks the features, builds the mode's graph.
+
+        Args:
+            features: The dict of feature tensors (times, values, exogenous features).
+            mode: The `ModeKeys` mode.
+            labels: Must be None: the series are features.
+
+        Returns:
+            The `EstimatorSpec` for `mode`.
 
         Raises:
             ValueError: Labels were passed, an unknown mode, or unsuitable features.

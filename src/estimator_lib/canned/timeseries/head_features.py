@@ -41,7 +41,17 @@ def gather_state(features: Dict[str, Any], start_state) -> Tuple[Dict[str, Any],
 
 def check_shapes_compatible_with(features: Dict[str, Any], compatible_with_name: str,
                                  compatible_with_value, ignore: Iterable[str] = ()) -> None:
-    """Raises ValueError unless every feature is [batch, window, ...] like the times."""
+    """Raises ValueError unless every feature is [batch, window, ...] like the times.
+
+    Args:
+        features: The dict of features.
+        compatible_with_name: The name of the feature the others must match (the times).
+        compatible_with_value: That feature's tensor.
+        ignore: Feature keys not checked.
+
+    Raises:
+        ValueError: If a feature's first two dimensions differ from the times'.
+    """
     ignore = set(ignore)
     times_shape = compatible_with_value.get_shape()
     for name, value in features.items():

@@ -45,7 +45,17 @@ class TimeSeriesModel(abc.ABC):
         return self._exogenous_feature_columns
 
     def generate(self, number_of_series, series_length, model_parameters=None, seed=None):
-        """Samples synthetic series from the model (not supported by default)."""
+        """Samples synthetic series from the model (not supported by default).
+
+        Args:
+            number_of_series: How many series to sample.
+            series_length: Each series' length.
+            model_parameters: The parameters to sample with; None for the model's own.
+            seed: The sampling seed.
+
+        Returns:
+            The sampled series (a subclass's); None by default.
+        """
         raise NotImplementedError("This model does not support generation.")
 
     def initialize_graph(self, input_statistics: Optional[math_utils.InputStatistics] = None):
@@ -115,7 +125,16 @@ class TimeSeriesModel(abc.ABC):
 
     @abc.abstractmethod
     def get_batch_loss(self, features, mode, state):
-        """Predictions, loss and end state of a batch starting from `state` (batched)."""
+        """Predictions, loss and end state of a batch starting from `state` (batched).
+
+        Args:
+            features: The batch's features.
+            mode: The `ModeKeys` mode.
+            state: The model state each series starts from.
+
+        Returns:
+            The batch's `ModelOutputs`.
+        """
 
     @abc.abstractmethod
     def predict(self, features):

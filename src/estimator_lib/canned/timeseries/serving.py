@@ -14,7 +14,16 @@ _VALUES = feature_keys.TrainEvalFeatures.VALUES
 
 def start_state_placeholders(model, batch_size_tensor,
                              static_batch_size: Optional[int] = None) -> Dict[str, tf.Tensor]:
-    """`model_state_<n>` placeholders whose default is the start state, batched."""
+    """`model_state_<n>` placeholders whose default is the start state, batched.
+
+    Args:
+        model: The time-series model.
+        batch_size_tensor: The batch size, a scalar int tensor.
+        static_batch_size: The batch size if known when building, else None.
+
+    Returns:
+        A dict of placeholder name to tensor.
+    """
     with tf.Graph().as_default():
         model.initialize_graph()
         start_state = tf.nest.map_structure(
@@ -40,7 +49,16 @@ def _exogenous_example_shapes(columns):
 
 def raw_receiver_fn(model, default_batch_size: Optional[int],
                     default_series_length: Optional[int]):
-    """TimeSeriesRegressor.build_raw_serving_input_receiver_fn (see there)."""
+    """TimeSeriesRegressor.build_raw_serving_input_receiver_fn (see there).
+
+    Args:
+        model: The time-series model.
+        default_batch_size: The serving batch size, or None for any.
+        default_series_length: The series length, or None for any.
+
+    Returns:
+        A serving input receiver function.
+    """
 
     def receiver_fn():
         times = tf.compat.v1.placeholder(name=_TIMES, dtype=tf.int64,
@@ -68,7 +86,19 @@ def raw_receiver_fn(model, default_batch_size: Optional[int],
 def one_shot_parsing_receiver_fn(model, filtering_length: int, prediction_length: int,
                                  default_batch_size: Optional[int], values_input_dtype,
                                  truncate_values: bool):
-    """TimeSeriesRegressor.build_one_shot_parsing_serving_input_receiver_fn (see there)."""
+    """TimeSeriesRegressor.build_one_shot_parsing_serving_input_receiver_fn (see there).
+
+    Args:
+        model: The time-series model.
+        filtering_length: How many time steps of values the request holds.
+        prediction_length: How many time steps to predict after them.
+        default_batch_size: The serving batch size, or None for any.
+        values_input_dtype: The dtype the values arrive in.
+        truncate_values: Whether to cut the values to `filtering_length`.
+
+    Returns:
+        A serving input receiver function parsing `tf.Example`s.
+    """
     values_input_dtype = values_input_dtype or tf.float32
     total_length = filtering_length + prediction_length
     values_length = total_length if truncate_values else filtering_length

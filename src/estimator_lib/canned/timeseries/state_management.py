@@ -47,6 +47,14 @@ class FilteringOnlyStateManager(PassthroughStateManager):
     def define_loss(self, model, features, mode):
         """The loss from a fed FilteringFeatures.STATE_TUPLE, else from the start state.
 
+        Args:
+            model: The time-series model.
+            features: The batch's features.
+            mode: The `ModeKeys` mode.
+
+        Returns:
+            The `ModelOutputs` of the batch.
+
         Raises:
             ValueError: If a state is fed while training.
         """

@@ -1,0 +1,222 @@
+"""Every tf.estimator 2.15 public name, as estimator_lib provides it, has a docstring.
+
+tests/data/tf215_names.json (tests/data/make_tf215_names.py, run with the original)
+records the `tf.estimator`, `tf.compat.v1.estimator` and `tf.compat.v2.estimator`
+namespaces. After `estimator_lib.compat.install()` each name resolves to estimator_lib's
+object (tests/estimator_lib/legacy/original_names_test.py checks that); here each class
+and function must have a docstring of its own (a class's own `__doc__`, not one
+inherited), and so must each public method, property, classmethod and staticmethod that
+estimator_lib defines on those classes or on their estimator_lib bases. Issue 38.
+
+The methods users call most (EXPECTED_SECTIONS) must also document their arguments,
+results and errors in Google style; and, over the whole package, at least 95% of the
+public functions and methods with three or more parameters have an Args section
+(tools/docstring_coverage.py, issue 38's measure).
+"""
+
+import importlib.util
+import inspect
+import json
+import os
+import re
+import types
+
+import tensorflow as tf
+
+from estimator_lib import compat
+
+_DATA = os.path.join(os.path.dirname(__file__), "data", "tf215_names.json")
+_COVERAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
+                         "docstring_coverage.py")
+_MIN_ARGS_SHARE = 0.95
+
+# Objects TensorFlow itself provides (the same object the original exported), each with
+# why its docstring is not ours to write.
+NOT_OURS = {
+    "NanLossDuringTrainingError": (
+        "tensorflow.python.training.basic_session_run_hooks' class, which TF 2.15's "
+        "tf.estimator exported as is; it has no docstring in TensorFlow either"),
+}
+
+# qualified name -> the Google-style sections its docstring must have.
+_ARGS_RETURNS_RAISES = ("Args:", "Returns:", "Raises:")
+EXPECTED_SECTIONS = {
+    "Estimator.train": _ARGS_RETURNS_RAISES,
+    "Estimator.evaluate": _ARGS_RETURNS_RAISES,
+    "Estimator.predict": ("Args:", "Yields:", "Raises:"),
+    "Estimator.export_saved_model": _ARGS_RETURNS_RAISES,
+    "Estimator.experimental_export_all_saved_models": _ARGS_RETURNS_RAISES,
+    "Estimator.get_variable_value": _ARGS_RETURNS_RAISES,
+    "Estimator.get_variable_names": ("Returns:", "Raises:"),
+    "Estimator.latest_checkpoint": ("Returns:",),
+    "Estimator.eval_dir": ("Args:", "Returns:"),
+    "Estimator": ("Args:", "Raises:"),
+    "RunConfig": ("Args:", "Raises:"),
+    "EstimatorSpec": ("Args:", "Raises:"),
+    "TrainSpec": ("Args:", "Raises:"),
+    "EvalSpec": ("Args:", "Raises:"),
+    "train_and_evaluate": _ARGS_RETURNS_RAISES,
+}
+
+
+def _namespace(path):
+    module = tf
+    for part in path.split(".")[1:]:
+        module = getattr(module, part)
+    return module
+
+
+def public_objects():
+    """{id: (first path reached, object)} for every class and function of the namespaces."""
+    with open(_DATA) as f:
+        api = json.load(f)["api"]
+    found = {}
+    for path, names in sorted(api.items()):
+        module = _namespace(path)
+        for name, kind in sorted(names.items()):
+            if kind == "module":
+                continue
+            value = getattr(module, name)
+            found.setdefault(id(value), (f"{path}.{name}", value))
+    return found
+
+
+def own_doc(value) -> str:
+    """The object's own docstring: for a class, not one inherited from a base."""
+    doc = value.__dict__.get("__doc__") if inspect.isclass(value) else value.__doc__
+    return (doc or "").strip()
+
+
+def _ours(value) -> bool:
+    return (getattr(value, "__module__", None) or "").startswith("estimator_lib")
+
+
+def _member_function(member):
+    """The function a class member documents itself with, or None if it is no method."""
+    if getattr(member, "_estimator_hidden_from_api", False):
+        return None  # present only to raise the original's AttributeError
+    if isinstance(member, (staticmethod, classmethod)):
+        return member.__func__
+    if isinstance(member, property):
+        return member
+    return member if inspect.isfunction(member) else None
+
+
+def undocumented_members(cls):
+    """'Class.member' for each public member estimator_lib defines on cls or its bases."""
+    missing = set()
+    for base in cls.__mro__:
+        if not _ours(base):
+            continue
+        for name, member in vars(base).items():
+            if name.startswith("_"):
+                continue
+            function = _member_function(member)
+            if function is not None and not (function.__doc__ or "").strip():
+                missing.add(f"{base.__module__}.{base.__qualname__}.{name}")
+    return missing
+
+
+def missing_sections(doc: str, sections) -> list:
+    return [s for s in sections if not re.search(rf"^\s*{re.escape(s)}\s*$", doc, re.M)]
+
+
+class ApiDocstringsTest(tf.test.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.was_installed = compat.is_installed()
+        compat.install()
+        cls.objects = public_objects()
+
+    @classmethod
+    def tearDownClass(cls):
+        if not cls.was_installed:
+            compat.uninstall()
+
+    def test_every_name_has_a_docstring_of_its_own(self):
+        missing = sorted(path for path, value in self.objects.values()
+                         if not own_doc(value) and path.rsplit(".", 1)[-1] not in NOT_OURS)
+        self.assertEqual([], missing)
+
+    def test_not_ours_are_tensorflows(self):
+        for path, value in self.objects.values():
+            if path.rsplit(".", 1)[-1] in NOT_OURS:
+                self.assertFalse(_ours(value), msg=f"{path} is ours now: document it")
+
+    def test_every_public_method_defined_here_has_a_docstring(self):
+        missing = set()
+        for _, value in self.objects.values():
+            if inspect.isclass(value):
+                missing |= undocumented_members(value)
+        self.assertEqual([], sorted(missing))
+
+    def test_the_most_used_have_google_sections(self):
+        by_name = {name: getattr(tf.estimator, name) for name in dir(tf.estimator)}
+        gaps = {}
+        for qualified, sections in EXPECTED_SECTIONS.items():
+            owner, _, member = qualified.partition(".")
+            value = getattr(by_name[owner], member) if member else by_name[owner]
+            doc = own_doc(value) if not member else inspect.getdoc(value) or ""
+            if missing_sections(doc, sections):
+                gaps[qualified] = missing_sections(doc, sections)
+        self.assertEqual({}, gaps)
+
+    def test_args_sections_cover_the_package(self):
+        spec = importlib.util.spec_from_file_location("docstring_coverage", _COVERAGE)
+        coverage = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(coverage)
+        rows, _, _ = coverage.survey()
+        missing = [f"{path}:{line} {name}" for path, line, name, _, has_args in rows
+                   if not has_args]
+        share = 1 - len(missing) / len(rows)
+        self.assertGreaterEqual(share, _MIN_ARGS_SHARE, msg=missing)
+        self.assertGreater(len(rows), 250)
+        # The measure sees what it should: a 3-parameter function without Args counts.
+        root = os.path.join(self.get_temp_dir(), "estimator_lib")
+        os.makedirs(root, exist_ok=True)
+        with open(os.path.join(root, "m.py"), "w") as f:
+            f.write('def bare(a, b, c):\n    """No sections."""\n\n\n'
+                    'def two(a, b):\n    pass\n\n\n'
+                    'class K:\n    """K.\n\n    Args:\n        a: A.\n    """\n\n'
+                    '    def __init__(self, a, b, *, c):\n        pass\n')
+        rows, documented, public = coverage.survey(root=root)
+        self.assertEqual([("bare", False), ("K.__init__", True)],
+                         [(row[2], row[4]) for row in rows])
+        self.assertEqual((2, 3), (documented, public))
+
+    def test_the_checks_can_fail(self):
+        class Bare:
+            pass
+
+        class Documented(Bare):
+            """Has one."""
+
+            def method(self):
+                pass
+
+            @property
+            def value(self):
+                return 1
+
+        Documented.__module__ = Bare.__module__ = "estimator_lib.fake"
+        self.assertEqual("", own_doc(Bare))
+        self.assertEqual("", own_doc(type("Child", (Documented,), {})))
+        self.assertEqual({"estimator_lib.fake.ApiDocstringsTest.test_the_checks_can_fail."
+                          "<locals>.Documented.method",
+                          "estimator_lib.fake.ApiDocstringsTest.test_the_checks_can_fail."
+                          "<locals>.Documented.value"}, undocumented_members(Documented))
+        self.assertEqual(["Raises:"], missing_sections("X.\n\nArgs:\n  a: b.\n",
+                                                       ("Args:", "Raises:")))
+
+    def test_the_survey_sees_every_namespace(self):
+        paths = {path.rsplit(".", 1)[0] for path, _ in self.objects.values()}
+        self.assertIn("tf.compat.v1.estimator.tpu", paths)
+        self.assertIn("tf.compat.v1.estimator.inputs", paths)
+        self.assertGreater(len(self.objects), 90)
+        self.assertTrue(all(isinstance(v, type) or callable(v) and not isinstance(
+            v, types.ModuleType) for _, v in self.objects.values()))
+
+
+if __name__ == "__main__":
+    tf.test.main()

@@ -1,0 +1,163 @@
+"""Builds estimator_lib's API reference (HTML) from its docstrings, with pdoc.
+
+    pip install "pdoc==16.0.0"
+    PYTHONPATH=src python tools/build_api_docs.py [--output DIR] [--strict]
+
+Renders the public tree as users import it: `estimator_lib` and the subpackages its
+`__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
+public modules; Google-style docstrings (`-d google`). The guides in docs/ (and the
+README) are rendered beside it under `guides/` and linked from every page.
+
+Writes to DIR (default: <temp dir>/estimator_lib_api, outside the repository) and
+prints the index page's path. Every warning pdoc raises while reading the modules
+(an import that fails, a type annotation it cannot parse, a member it cannot read)
+is printed; with --strict any such warning makes the build fail (exit status 1).
+
+It also lists, in DIR/undocumented.txt, every public class, function, method and
+property of estimator_lib shown in the reference with no docstring at all (none of
+its own and none inherited), and prints how many; --fail-undocumented makes any of
+them fail the build too. (tests/api_docstrings_test.py already fails on any of
+tf.estimator's names without one.)
+
+Why pdoc (docs/api_reference.md): no configuration file, it imports the package and
+renders what the import gives (the lazy names included), and reads Google style.
+"""
+
+import argparse
+import html
+import os
+import pathlib
+import re
+import sys
+import tempfile
+import warnings
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_DOCS = os.path.join(_REPO, "docs")
+_TEMPLATES = os.path.join(_REPO, "tools", "api_docs_templates")
+# The guides the reference links first (issue 38), then the rest of docs/ by name.
+_FIRST_GUIDES = ("MIGRATION", "estimator", "binaries", "datasets", "multi_worker",
+                 "benchmarks")
+_MD_LINK = re.compile(r'href="(?!https?:|#)([^"#]*?)\.md(#[^"]*)?"')
+
+
+def _guides():
+    """[(name, path)] of the README and docs/*.md, the issue's guides first."""
+    names = sorted(n[:-3] for n in os.listdir(_DOCS) if n.endswith(".md"))
+    ordered = [n for n in _FIRST_GUIDES if n in names] + [
+        n for n in names if n not in _FIRST_GUIDES]
+    return [("README", os.path.join(_REPO, "README.md"))] + [
+        (n, os.path.join(_DOCS, n + ".md")) for n in ordered]
+
+
+def _render_guides(output: str) -> str:
+    """Writes guides/<name>.html for each guide; returns the navigation's HTML."""
+    import markdown2  # pdoc's own dependency  pylint: disable=import-outside-toplevel
+
+    directory = os.path.join(output, "guides")
+    os.makedirs(directory, exist_ok=True)
+    links = []
+    for name, path in _guides():
+        with open(path, encoding="utf-8") as f:
+            body = markdown2.markdown(f.read(), extras=["fenced-code-blocks", "tables",
+                                                        "header-ids"])
+        # Links between guides stay links between the rendered pages.
+        body = _MD_LINK.sub(lambda m: f'href="{os.path.basename(m.group(1))}.html'
+                            f'{m.group(2) or ""}"', body)
+        with open(os.path.join(directory, name + ".html"), "w", encoding="utf-8") as f:
+            f.write(f"<!doctype html><meta charset='utf-8'><title>{html.escape(name)}"
+                    "</title><style>body{max-width:52em;margin:2em auto;font-family:"
+                    "sans-serif}pre{background:#f4f4f4;padding:.5em;overflow:auto}"
+                    "table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                    f"padding:.2em .4em}}</style><p><a href='../estimator_lib.html'>API "
+                    f"reference</a></p>{body}")
+        links.append(f'<li><a href="{{root}}guides/{name}.html">{html.escape(name)}</a></li>')
+    return "<h2>Guides</h2><ul>" + "".join(links) + "</ul>"
+
+
+def _undocumented(pdoc_doc, module_names) -> list:
+    """'module.qualname' of each public member defined in estimator_lib without a docstring."""
+    found = set()
+
+    def ours(member) -> bool:
+        return member.taken_from[0].startswith("estimator_lib")
+
+    def visit(member) -> None:
+        if member.name.startswith("_") or not ours(member):
+            return
+        if isinstance(member, (pdoc_doc.Class, pdoc_doc.Function)) and not member.docstring:
+            found.add(".".join(member.taken_from))
+        if isinstance(member, pdoc_doc.Variable) and isinstance(
+                getattr(member, "default_value", None), property) and not member.docstring:
+            found.add(".".join(member.taken_from))
+        if isinstance(member, pdoc_doc.Class):
+            for child in member.own_members:
+                visit(child)
+
+    for name in module_names:
+        for member in pdoc_doc.Module.from_name(name).own_members:
+            visit(member)
+    return sorted(found)
+
+
+def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
+    """Renders the reference and the guides into `output`; returns the exit status."""
+    import pdoc  # pylint: disable=import-outside-toplevel
+    import pdoc.render  # pylint: disable=import-outside-toplevel
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import estimator_lib  # noqa: F401  (TensorFlow loads here, not under pdoc's watch)
+
+    nav = _render_guides(output)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
+                              template_directory=_TEMPLATES, show_source=True)
+        pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
+    # Pages one level down link the guides relative to themselves.
+    _relink_guides(output)
+    ours = [w for w in caught if "pdoc" in (w.filename or "")]
+    for w in ours:
+        print(f"warning: {w.message}", file=sys.stderr)
+    import pdoc.doc  # pylint: disable=import-outside-toplevel
+    import pdoc.extract  # pylint: disable=import-outside-toplevel
+    undocumented = _undocumented(pdoc.doc, pdoc.extract.walk_specs(["estimator_lib"]))
+    with open(os.path.join(output, "undocumented.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in undocumented))
+    print(os.path.join(output, "index.html"))
+    print(f"{len(ours)} warning(s); {len(undocumented)} public member(s) without a "
+          f"docstring (listed in {os.path.join(output, 'undocumented.txt')})")
+    failed = (strict and ours) or (fail_undocumented and undocumented)
+    return 1 if failed else 0
+
+
+def _relink_guides(output: str) -> None:
+    """Prefixes the guides' links on the pages below the top with the way back up."""
+    for directory, _, files in os.walk(output):
+        depth = os.path.relpath(directory, output).count(os.sep) + (directory != output)
+        if depth == 0 or os.path.basename(directory) == "guides":
+            continue
+        for name in files:
+            if name.endswith(".html"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text.replace('href="guides/', f'href="{"../" * depth}guides/'))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", default=os.path.join(tempfile.gettempdir(),
+                                                         "estimator_lib_api"))
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit status 1) on any pdoc warning")
+    parser.add_argument("--fail-undocumented", action="store_true",
+                        help="fail (exit status 1) on any public member without a docstring")
+    options = parser.parse_args(argv)
+    return build(os.path.abspath(options.output), options.strict,
+                 options.fail_undocumented)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
