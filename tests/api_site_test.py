@@ -1,0 +1,40 @@
+"""The API reference builds from the docstrings, as README says, with no warning.
+
+Runs `tools/build_api_docs.py --strict --fail-undocumented` (pdoc, from the test
+extras) in a fresh process, as a user builds it: any pdoc warning (an import that
+fails, an annotation it cannot read) or a public member without a docstring fails.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import pytest
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.timeout(600)
+class ApiSiteTest(unittest.TestCase):
+
+    def test_the_reference_builds_strictly_with_the_guides_linked(self):
+        with tempfile.TemporaryDirectory() as output:
+            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+            done = subprocess.run(
+                [sys.executable, os.path.join(_REPO, "tools", "build_api_docs.py"),
+                 "--strict", "--fail-undocumented", "--output", output],
+                capture_output=True, text=True, env=env, cwd=_REPO, timeout=540)
+            self.assertEqual(done.returncode, 0, done.stdout[-3000:] + done.stderr[-3000:])
+            for page in ("index.html", "estimator_lib.html", "estimator_lib/canned.html",
+                         "guides/MIGRATION.html", "guides/binaries.html"):
+                self.assertTrue(os.path.exists(os.path.join(output, page)), page)
+            with open(os.path.join(output, "estimator_lib.html"), encoding="utf-8") as f:
+                page = f.read()
+            self.assertIn("guides/MIGRATION.html", page)  # the guides linked
+            self.assertIn("train_and_evaluate", page)
+
+
+if __name__ == "__main__":
+    unittest.main()
