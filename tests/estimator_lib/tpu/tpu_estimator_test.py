@@ -194,10 +194,11 @@ class SpecTest(_Base):
         est.train(_train_input_fn, max_steps=4)
         events = _events(host_dir)
         self.assertEqual(["host_loss"] * 4, [tag for _, tag in events])
-        # The step is read unordered with the train_op's increment (as in the original).
+        # The step is read unordered with the train_op's increment (as in the original):
+        # run k writes k or k + 1, so two runs may write the same step ([0, 2, 3, 3]).
         steps = [step for step, _ in events]
-        self.assertEqual(sorted(set(steps)), steps)
-        self.assertBetween(steps[-1], 3, 4)
+        for run, step in enumerate(steps):
+            self.assertIn(step, (run, run + 1), steps)
 
     def test_plain_estimator_spec_is_used_as_is(self):
         est = self._estimator(_make_model_fn(plain_spec=True))
