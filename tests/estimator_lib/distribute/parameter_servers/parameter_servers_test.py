@@ -242,7 +242,12 @@ class ParameterServerJobTest(tf.test.TestCase):
         wait_all(procs, time.time() + _JOB_SECS)
         self._assert_all_done(procs, out_dir)
         self.assertGreaterEqual(tf.train.load_variable(model_dir, "global_step"), step + 20)
-        self.assertTrue(tf.io.gfile.exists(os.path.join(model_dir, "model.ckpt-0.index")))
+        # The checkpoints kept are the newest five (keep_checkpoint_max), the restarted
+        # job's among them: model.ckpt-0 is kept only while the first job, whose worker
+        # trains on while the chief is held, wrote fewer than five after it.
+        kept = tf.train.get_checkpoint_state(model_dir).all_model_checkpoint_paths
+        self.assertBetween(len(kept), 2, 5)
+        self.assertEqual(kept[-1], tf.train.latest_checkpoint(model_dir))
         self.assertLen(tf.io.gfile.listdir(os.path.join(model_dir, "export", "census")), 1)
         self.assertNotEmpty(tf.io.gfile.glob(os.path.join(model_dir, "eval", "events.*")))
         # Only the chief writes model_dir's summaries: one file per chief run.
