@@ -233,8 +233,8 @@ class ParameterServerJobTest(tf.test.TestCase):
             naming.append(f"Unreachable: ps:0 ({cluster['ps'][0]})" in log)
             if not naming[-1]:
                 # Seen once, in a loaded two-worker run of the whole suite: the chief's
-                # probe found every port accepting (cause not found; the worker's named
-                # ps:0). The message then says so rather than naming a task.
+                # probe found every port accepting (cause not found). The message then
+                # says so rather than naming a task; one of the two must name it.
                 self.assertIn("Unreachable: none (every task accepts connections", log)
         self.assertTrue(any(naming), "neither the chief nor the worker named ps:0")
 
