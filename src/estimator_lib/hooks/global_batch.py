@@ -89,6 +89,7 @@ class GlobalBatch:
 
     @property
     def size(self) -> int:
+        """The global batch: examples per replica x replicas per worker x workers."""
         return self.per_replica * self.replicas_per_worker * self.workers
 
     def __str__(self):
