@@ -2,7 +2,9 @@
 
 Runs `tools/build_api_docs.py --strict --fail-undocumented` (pdoc, from the test
 extras) in a fresh process, as a user builds it: any pdoc warning (an import that
-fails, an annotation it cannot read) or a public member without a docstring fails.
+fails, an annotation it cannot read), a link of the site that leads nowhere, a
+docstring cross-reference that names nothing, or a public member without a docstring
+fails (tests/api_checks_test.py shows those checks failing on planted mistakes).
 """
 
 import os
@@ -27,6 +29,8 @@ class ApiSiteTest(unittest.TestCase):
                  "--strict", "--fail-undocumented", "--output", output],
                 capture_output=True, text=True, env=env, cwd=_REPO, timeout=540)
             self.assertEqual(done.returncode, 0, done.stdout[-3000:] + done.stderr[-3000:])
+            self.assertIn("0 warning(s); 0 broken link(s) or reference(s); 0 public member(s) "
+                          "without a docstring", done.stdout)
             for page in ("index.html", "estimator_lib.html", "estimator_lib/canned.html",
                          "guides/MIGRATION.html", "guides/binaries.html"):
                 self.assertTrue(os.path.exists(os.path.join(output, page)), page)

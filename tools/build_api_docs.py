@@ -2,6 +2,7 @@
 
     pip install "pdoc==16.0.0"
     PYTHONPATH=src python tools/build_api_docs.py [--output DIR] [--strict]
+                                                  [--fail-undocumented]
 
 Renders the public tree as users import it: `estimator_lib` and the subpackages its
 `__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
@@ -12,6 +13,12 @@ Writes to DIR (default: <temp dir>/estimator_lib_api, outside the repository) an
 prints the index page's path. Every warning pdoc raises while reading the modules
 (an import that fails, a type annotation it cannot parse, a member it cannot read)
 is printed; with --strict any such warning makes the build fail (exit status 1).
+
+With --strict the build also fails on a link of the site that leads nowhere (a
+page or `#anchor` that is not there; tools/api_docs_links.py) and on a docstring
+cross-reference that names nothing (tools/api_docs_references.py says which
+backticked names are references); each is printed as `broken link: ...` or
+`broken reference: ...`. pdoc itself leaves an unresolved name as plain code.
 
 It also lists, in DIR/undocumented.txt, every public class, function, method and
 property of estimator_lib shown in the reference with no docstring at all (none of
@@ -31,6 +38,9 @@ import re
 import sys
 import tempfile
 import warnings
+
+import api_docs_links
+import api_docs_references
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _DOCS = os.path.join(_REPO, "docs")
@@ -113,6 +123,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         warnings.simplefilter("always")
         pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
                               template_directory=_TEMPLATES, show_source=True)
+        pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
     # Pages one level down link the guides relative to themselves.
     _relink_guides(output)
@@ -121,14 +132,34 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         print(f"warning: {w.message}", file=sys.stderr)
     import pdoc.doc  # pylint: disable=import-outside-toplevel
     import pdoc.extract  # pylint: disable=import-outside-toplevel
-    undocumented = _undocumented(pdoc.doc, pdoc.extract.walk_specs(["estimator_lib"]))
+    modules = list(pdoc.extract.walk_specs(["estimator_lib"]))
+    undocumented = _undocumented(pdoc.doc, modules)
     with open(os.path.join(output, "undocumented.txt"), "w", encoding="utf-8") as f:
         f.write("".join(name + "\n" for name in undocumented))
+    broken = [f"broken link: {link}" for link in api_docs_links.broken_links(output)]
+    broken += [f"broken reference: {ref}" for ref in _broken_references(pdoc.doc, modules)]
+    for line in broken:
+        print(line, file=sys.stderr)
     print(os.path.join(output, "index.html"))
-    print(f"{len(ours)} warning(s); {len(undocumented)} public member(s) without a "
-          f"docstring (listed in {os.path.join(output, 'undocumented.txt')})")
-    failed = (strict and ours) or (fail_undocumented and undocumented)
+    print(f"{len(ours)} warning(s); {len(broken)} broken link(s) or reference(s); "
+          f"{len(undocumented)} public member(s) without a docstring (listed in "
+          f"{os.path.join(output, 'undocumented.txt')})")
+    failed = (strict and (ours or broken)) or (fail_undocumented and undocumented)
     return 1 if failed else 0
+
+
+def _broken_references(pdoc_doc, modules) -> list:
+    """api_docs_references.check, with tf.estimator resolving to estimator_lib meanwhile."""
+    from estimator_lib import compat  # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    was_installed = compat.is_installed()
+    compat.install()
+    try:
+        return api_docs_references.check(modules, pdoc_doc, tf)
+    finally:
+        if not was_installed:
+            compat.uninstall()
 
 
 def _relink_guides(output: str) -> None:
@@ -151,7 +182,8 @@ def main(argv=None) -> int:
     parser.add_argument("--output", default=os.path.join(tempfile.gettempdir(),
                                                          "estimator_lib_api"))
     parser.add_argument("--strict", action="store_true",
-                        help="fail (exit status 1) on any pdoc warning")
+                        help="fail (exit status 1) on any pdoc warning, broken link or "
+                             "broken cross-reference")
     parser.add_argument("--fail-undocumented", action="store_true",
                         help="fail (exit status 1) on any public member without a docstring")
     options = parser.parse_args(argv)
