@@ -7,19 +7,24 @@ temporary files (a tiny site, a tiny module), never in the package itself; and a
 reference that is not one by the rule (code in backticks) is shown left alone.
 """
 
+import html
 import os
 import sys
 import textwrap
+from unittest import mock
 
 import tensorflow as tf
 
 _TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
 sys.path.insert(0, _TOOLS)
 
+import api_docs_flags  # noqa: E402  pylint: disable=wrong-import-position
 import api_docs_links  # noqa: E402  pylint: disable=wrong-import-position
 import api_docs_references  # noqa: E402  pylint: disable=wrong-import-position
 
 import estimator_lib  # noqa: E402  pylint: disable=wrong-import-position
+from absl import flags as absl_flags  # noqa: E402  pylint: disable=wrong-import-position
+from estimator_lib.flags import definitions  # noqa: E402  pylint: disable=wrong-import-position
 
 _PLANTED = '''\
 """A module with one good and two broken references."""
@@ -106,6 +111,59 @@ class BrokenReferencesTest(tf.test.TestCase):
             ["planted_refs.documented: `Estimator.trian` names nothing",
              "planted_refs.documented: `estimator_lib.RunConfig.nope` names nothing"],
             [str(b) for b in broken])
+
+
+def _sections(page: str) -> dict:
+    """'## name' heading -> the text under it."""
+    return {part.split("\n", 1)[0]: part for part in page.split("\n## ")[1:]}
+
+
+class FlagsPageTest(tf.test.TestCase):
+
+    def test_every_flag_of_every_binary_is_on_the_page(self):
+        import markdown2  # pdoc's dependency  pylint: disable=import-outside-toplevel
+
+        sections = _sections(api_docs_flags.markdown())
+        self.assertEqual(["train", "scaling_benchmark", "input_benchmark", "download_oct",
+                          "make_tfrecords", "Aliases"], list(sections))
+        missing = []
+        for binary in api_docs_flags.binaries():
+            section = sections[binary.rsplit(".", 1)[-1]]
+            self.assertIn(f"python -m {binary}", section)
+            flags = api_docs_flags.binary_flags(binary)
+            self.assertGreater(len(flags), 2, binary)
+            # Each help as the rendered page shows it: verbatim, on one line.
+            shown = html.unescape(markdown2.markdown(section, extras=["tables"]))
+            for flag in flags:
+                cell = f"<td><code>--{flag.name}</code></td>"
+                if cell not in shown or " ".join(flag.help.split()) not in shown:
+                    missing.append(f"{binary}: --{flag.name}")
+        self.assertEqual([], missing)
+
+    def test_every_defined_flag_is_on_the_page(self):
+        page = api_docs_flags.markdown()
+        defined = [flag.name for flag in
+                   absl_flags.FLAGS.get_flags_for_module(definitions.__name__)]
+        self.assertIn("num_gpus", defined)  # the alias
+        self.assertEqual([], [name for name in defined if f"`--{name}`" not in page])
+
+    def test_defaults_and_types_are_the_definitions(self):
+        rows = {flag.name: api_docs_flags.flag_row(flag)
+                for flag in api_docs_flags.binary_flags("estimator_lib.bin.train")}
+        self.assertEqual("`64`", rows["batch_size"]["default"])
+        self.assertEqual("(none)", rows["model_dir"]["default"])
+        self.assertEqual("true", rows["eval"]["default"])
+        self.assertEqual("one of `cnn`, `vgg16`", rows["model"]["type"])
+        self.assertEqual(absl_flags.FLAGS["batch_size"].help, rows["batch_size"]["help"])
+
+    def test_the_page_follows_the_definitions(self):
+        # Generated, not copied: a flag a binary starts reading appears under it.
+        from estimator_lib.bin import download_oct  # pylint: disable=import-outside-toplevel
+
+        self.assertNotIn("`--devices`", _sections(api_docs_flags.markdown())["download_oct"])
+        with mock.patch.object(download_oct, "KEY_FLAGS",
+                               download_oct.KEY_FLAGS + (definitions.DEVICES,)):
+            self.assertIn("`--devices`", _sections(api_docs_flags.markdown())["download_oct"])
 
 
 if __name__ == "__main__":

@@ -32,12 +32,18 @@ class ApiSiteTest(unittest.TestCase):
             self.assertIn("0 warning(s); 0 broken link(s) or reference(s); 0 public member(s) "
                           "without a docstring", done.stdout)
             for page in ("index.html", "estimator_lib.html", "estimator_lib/canned.html",
-                         "guides/MIGRATION.html", "guides/binaries.html"):
+                         "guides/MIGRATION.html", "guides/binaries.html",
+                         "guides/flags.html"):
                 self.assertTrue(os.path.exists(os.path.join(output, page)), page)
             with open(os.path.join(output, "estimator_lib.html"), encoding="utf-8") as f:
                 page = f.read()
             self.assertIn("guides/MIGRATION.html", page)  # the guides linked
             self.assertIn("train_and_evaluate", page)
+            with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
+                flags_page = f.read()
+            for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):
+                self.assertIn(f"<code>{flag}</code>", flags_page)
+            self.assertIn("guides/flags.html", page)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@
 Renders the public tree as users import it: `estimator_lib` and the subpackages its
 `__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
 public modules; Google-style docstrings (`-d google`). The guides in docs/ (and the
-README) are rendered beside it under `guides/` and linked from every page.
+README) are rendered beside it under `guides/` and linked from every page, with
+`guides/flags.html`: each `python -m estimator_lib.bin.*` binary's absl flags (name,
+type, default, help), generated from the flag definitions at each build
+(tools/api_docs_flags.py).
 
 Writes to DIR (default: <temp dir>/estimator_lib_api, outside the repository) and
 prints the index page's path. Every warning pdoc raises while reading the modules
@@ -39,6 +42,7 @@ import sys
 import tempfile
 import warnings
 
+import api_docs_flags
 import api_docs_links
 import api_docs_references
 
@@ -48,16 +52,26 @@ _TEMPLATES = os.path.join(_REPO, "tools", "api_docs_templates")
 # The guides the reference links first (issue 38), then the rest of docs/ by name.
 _FIRST_GUIDES = ("MIGRATION", "estimator", "binaries", "datasets", "multi_worker",
                  "benchmarks")
+# The generated page of the binaries' flags (tools/api_docs_flags.py), among the guides.
+FLAGS_PAGE = "flags"
 _MD_LINK = re.compile(r'href="(?!https?:|#)([^"#]*?)\.md(#[^"]*)?"')
 
 
 def _guides():
-    """[(name, path)] of the README and docs/*.md, the issue's guides first."""
+    """[(name, Markdown)] of the README, docs/*.md (the issue's guides first) and the
+    binaries' flags page, generated from the flag definitions after `binaries`."""
     names = sorted(n[:-3] for n in os.listdir(_DOCS) if n.endswith(".md"))
     ordered = [n for n in _FIRST_GUIDES if n in names] + [
         n for n in names if n not in _FIRST_GUIDES]
-    return [("README", os.path.join(_REPO, "README.md"))] + [
+    paths = [("README", os.path.join(_REPO, "README.md"))] + [
         (n, os.path.join(_DOCS, n + ".md")) for n in ordered]
+    guides = []
+    for name, path in paths:
+        with open(path, encoding="utf-8") as f:
+            guides.append((name, f.read()))
+        if name == "binaries":
+            guides.append((FLAGS_PAGE, api_docs_flags.markdown()))
+    return guides
 
 
 def _render_guides(output: str) -> str:
@@ -67,10 +81,8 @@ def _render_guides(output: str) -> str:
     directory = os.path.join(output, "guides")
     os.makedirs(directory, exist_ok=True)
     links = []
-    for name, path in _guides():
-        with open(path, encoding="utf-8") as f:
-            body = markdown2.markdown(f.read(), extras=["fenced-code-blocks", "tables",
-                                                        "header-ids"])
+    for name, text in _guides():
+        body = markdown2.markdown(text, extras=["fenced-code-blocks", "tables", "header-ids"])
         # Links between guides stay links between the rendered pages.
         body = _MD_LINK.sub(lambda m: f'href="{os.path.basename(m.group(1))}.html'
                             f'{m.group(2) or ""}"', body)
