@@ -115,6 +115,12 @@ def _undocumented(pdoc_doc, module_names) -> list:
         if isinstance(member, pdoc_doc.Class):
             for child in member.own_members:
                 visit(child)
+            # Members of a private base class are rendered with the subclass's own
+            # (tools/api_docs_templates/module.html.jinja2): they count here too.
+            for base, members in member.inherited_members.items():
+                if any(part.startswith("_") for part in base[1].split(".")):
+                    for child in members:
+                        visit(child)
 
     for name in module_names:
         for member in pdoc_doc.Module.from_name(name).own_members:
