@@ -2,7 +2,9 @@
 
 Runs `tools/build_api_docs.py --strict --fail-undocumented` (pdoc, from the test
 extras) in a fresh process, as a user builds it: any pdoc warning (an import that
-fails, an annotation it cannot read) or a public member without a docstring fails.
+fails, an annotation it cannot read), a link of the site that leads nowhere, a
+docstring cross-reference that names nothing, or a public member without a docstring
+fails (tests/api_checks_test.py shows those checks failing on planted mistakes).
 """
 
 import os
@@ -27,13 +29,21 @@ class ApiSiteTest(unittest.TestCase):
                  "--strict", "--fail-undocumented", "--output", output],
                 capture_output=True, text=True, env=env, cwd=_REPO, timeout=540)
             self.assertEqual(done.returncode, 0, done.stdout[-3000:] + done.stderr[-3000:])
+            self.assertIn("0 warning(s); 0 broken link(s) or reference(s); 0 public member(s) "
+                          "without a docstring", done.stdout)
             for page in ("index.html", "estimator_lib.html", "estimator_lib/canned.html",
-                         "guides/MIGRATION.html", "guides/binaries.html"):
+                         "guides/MIGRATION.html", "guides/binaries.html",
+                         "guides/flags.html"):
                 self.assertTrue(os.path.exists(os.path.join(output, page)), page)
             with open(os.path.join(output, "estimator_lib.html"), encoding="utf-8") as f:
                 page = f.read()
             self.assertIn("guides/MIGRATION.html", page)  # the guides linked
             self.assertIn("train_and_evaluate", page)
+            with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
+                flags_page = f.read()
+            for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):
+                self.assertIn(f"<code>{flag}</code>", flags_page)
+            self.assertIn("guides/flags.html", page)
 
 
 if __name__ == "__main__":

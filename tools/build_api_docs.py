@@ -2,16 +2,26 @@
 
     pip install "pdoc==16.0.0"
     PYTHONPATH=src python tools/build_api_docs.py [--output DIR] [--strict]
+                                                  [--fail-undocumented]
 
 Renders the public tree as users import it: `estimator_lib` and the subpackages its
 `__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
 public modules; Google-style docstrings (`-d google`). The guides in docs/ (and the
-README) are rendered beside it under `guides/` and linked from every page.
+README) are rendered beside it under `guides/` and linked from every page, with
+`guides/flags.html`: each `python -m estimator_lib.bin.*` binary's absl flags (name,
+type, default, help), generated from the flag definitions at each build
+(tools/api_docs_flags.py).
 
 Writes to DIR (default: <temp dir>/estimator_lib_api, outside the repository) and
 prints the index page's path. Every warning pdoc raises while reading the modules
 (an import that fails, a type annotation it cannot parse, a member it cannot read)
 is printed; with --strict any such warning makes the build fail (exit status 1).
+
+With --strict the build also fails on a link of the site that leads nowhere (a
+page or `#anchor` that is not there; tools/api_docs_links.py) and on a docstring
+cross-reference that names nothing (tools/api_docs_references.py says which
+backticked names are references); each is printed as `broken link: ...` or
+`broken reference: ...`. pdoc itself leaves an unresolved name as plain code.
 
 It also lists, in DIR/undocumented.txt, every public class, function, method and
 property of estimator_lib shown in the reference with no docstring at all (none of
@@ -32,22 +42,36 @@ import sys
 import tempfile
 import warnings
 
+import api_docs_flags
+import api_docs_links
+import api_docs_references
+
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _DOCS = os.path.join(_REPO, "docs")
 _TEMPLATES = os.path.join(_REPO, "tools", "api_docs_templates")
 # The guides the reference links first (issue 38), then the rest of docs/ by name.
 _FIRST_GUIDES = ("MIGRATION", "estimator", "binaries", "datasets", "multi_worker",
                  "benchmarks")
+# The generated page of the binaries' flags (tools/api_docs_flags.py), among the guides.
+FLAGS_PAGE = "flags"
 _MD_LINK = re.compile(r'href="(?!https?:|#)([^"#]*?)\.md(#[^"]*)?"')
 
 
 def _guides():
-    """[(name, path)] of the README and docs/*.md, the issue's guides first."""
+    """[(name, Markdown)] of the README, docs/*.md (the issue's guides first) and the
+    binaries' flags page, generated from the flag definitions after `binaries`."""
     names = sorted(n[:-3] for n in os.listdir(_DOCS) if n.endswith(".md"))
     ordered = [n for n in _FIRST_GUIDES if n in names] + [
         n for n in names if n not in _FIRST_GUIDES]
-    return [("README", os.path.join(_REPO, "README.md"))] + [
+    paths = [("README", os.path.join(_REPO, "README.md"))] + [
         (n, os.path.join(_DOCS, n + ".md")) for n in ordered]
+    guides = []
+    for name, path in paths:
+        with open(path, encoding="utf-8") as f:
+            guides.append((name, f.read()))
+        if name == "binaries":
+            guides.append((FLAGS_PAGE, api_docs_flags.markdown()))
+    return guides
 
 
 def _render_guides(output: str) -> str:
@@ -57,10 +81,8 @@ def _render_guides(output: str) -> str:
     directory = os.path.join(output, "guides")
     os.makedirs(directory, exist_ok=True)
     links = []
-    for name, path in _guides():
-        with open(path, encoding="utf-8") as f:
-            body = markdown2.markdown(f.read(), extras=["fenced-code-blocks", "tables",
-                                                        "header-ids"])
+    for name, text in _guides():
+        body = markdown2.markdown(text, extras=["fenced-code-blocks", "tables", "header-ids"])
         # Links between guides stay links between the rendered pages.
         body = _MD_LINK.sub(lambda m: f'href="{os.path.basename(m.group(1))}.html'
                             f'{m.group(2) or ""}"', body)
@@ -93,6 +115,12 @@ def _undocumented(pdoc_doc, module_names) -> list:
         if isinstance(member, pdoc_doc.Class):
             for child in member.own_members:
                 visit(child)
+            # Members of a private base class are rendered with the subclass's own
+            # (tools/api_docs_templates/module.html.jinja2): they count here too.
+            for base, members in member.inherited_members.items():
+                if any(part.startswith("_") for part in base[1].split(".")):
+                    for child in members:
+                        visit(child)
 
     for name in module_names:
         for member in pdoc_doc.Module.from_name(name).own_members:
@@ -113,6 +141,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         warnings.simplefilter("always")
         pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
                               template_directory=_TEMPLATES, show_source=True)
+        pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
     # Pages one level down link the guides relative to themselves.
     _relink_guides(output)
@@ -121,14 +150,34 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         print(f"warning: {w.message}", file=sys.stderr)
     import pdoc.doc  # pylint: disable=import-outside-toplevel
     import pdoc.extract  # pylint: disable=import-outside-toplevel
-    undocumented = _undocumented(pdoc.doc, pdoc.extract.walk_specs(["estimator_lib"]))
+    modules = list(pdoc.extract.walk_specs(["estimator_lib"]))
+    undocumented = _undocumented(pdoc.doc, modules)
     with open(os.path.join(output, "undocumented.txt"), "w", encoding="utf-8") as f:
         f.write("".join(name + "\n" for name in undocumented))
+    broken = [f"broken link: {link}" for link in api_docs_links.broken_links(output)]
+    broken += [f"broken reference: {ref}" for ref in _broken_references(pdoc.doc, modules)]
+    for line in broken:
+        print(line, file=sys.stderr)
     print(os.path.join(output, "index.html"))
-    print(f"{len(ours)} warning(s); {len(undocumented)} public member(s) without a "
-          f"docstring (listed in {os.path.join(output, 'undocumented.txt')})")
-    failed = (strict and ours) or (fail_undocumented and undocumented)
+    print(f"{len(ours)} warning(s); {len(broken)} broken link(s) or reference(s); "
+          f"{len(undocumented)} public member(s) without a docstring (listed in "
+          f"{os.path.join(output, 'undocumented.txt')})")
+    failed = (strict and (ours or broken)) or (fail_undocumented and undocumented)
     return 1 if failed else 0
+
+
+def _broken_references(pdoc_doc, modules) -> list:
+    """api_docs_references.check, with tf.estimator resolving to estimator_lib meanwhile."""
+    from estimator_lib import compat  # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    was_installed = compat.is_installed()
+    compat.install()
+    try:
+        return api_docs_references.check(modules, pdoc_doc, tf)
+    finally:
+        if not was_installed:
+            compat.uninstall()
 
 
 def _relink_guides(output: str) -> None:
@@ -151,7 +200,8 @@ def main(argv=None) -> int:
     parser.add_argument("--output", default=os.path.join(tempfile.gettempdir(),
                                                          "estimator_lib_api"))
     parser.add_argument("--strict", action="store_true",
-                        help="fail (exit status 1) on any pdoc warning")
+                        help="fail (exit status 1) on any pdoc warning, broken link or "
+                             "broken cross-reference")
     parser.add_argument("--fail-undocumented", action="store_true",
                         help="fail (exit status 1) on any public member without a docstring")
     options = parser.parse_args(argv)

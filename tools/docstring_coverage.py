@@ -10,7 +10,8 @@ its docstring has a line `Args:` (for `__init__`, the class docstring's counts t
 Google style documents the constructor there). Prints the counts, and with --missing
 each one without, as path:line qualified-name.
 
-Also prints how many public functions, classes and methods have any docstring.
+Also prints how many public functions, classes and methods (`__init__` not counted)
+have a docstring of their own; --missing lists those without too.
 """
 
 import argparse
@@ -45,35 +46,51 @@ def _public(name):
     return not name.startswith("_")
 
 
-def survey(root=_ROOT, min_params=3):
-    """(rows, documented, public): rows are (path, line, name, params, has_args)."""
-    rows, documented, public = [], 0, 0
+def _definitions(root):
+    """(path, node, qualified name, documented-or-counted) for each public definition.
+
+    Yields every public top-level function and class, and each public method (and
+    `__init__`) of a public class; the last item says whether it counts among the
+    public names (`__init__` does not: Google style documents it in the class).
+    """
     for path, tree in _modules(root):
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _public(node.name):
-                public += 1
-                documented += bool(ast.get_docstring(node))
-                rows.append((path, node.lineno, node.name, _parameters(node, False),
-                             bool(_ARGS.search(ast.get_docstring(node) or ""))))
+                yield path, node, node.name, True
             if isinstance(node, ast.ClassDef) and _public(node.name):
-                public += 1
-                class_doc = ast.get_docstring(node) or ""
-                documented += bool(class_doc)
+                yield path, node, node.name, True
                 for member in node.body:
                     if not isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         continue
-                    if not (_public(member.name) or member.name == "__init__"):
-                        continue
-                    doc = ast.get_docstring(member) or ""
-                    if member.name != "__init__":
-                        public += 1
-                        documented += bool(doc)
-                    has_args = bool(_ARGS.search(doc)) or (
-                        member.name == "__init__" and bool(_ARGS.search(class_doc)))
-                    rows.append((path, member.lineno, f"{node.name}.{member.name}",
-                                 _parameters(member, True), has_args))
+                    if _public(member.name) or member.name == "__init__":
+                        yield (path, member, f"{node.name}.{member.name}",
+                               member.name != "__init__")
+
+
+def survey(root=_ROOT, min_params=3):
+    """(rows, documented, public): rows are (path, line, name, params, has_args)."""
+    rows, documented, public = [], 0, 0
+    class_docs = {}
+    for path, node, name, counted in _definitions(root):
+        doc = ast.get_docstring(node) or ""
+        if isinstance(node, ast.ClassDef):
+            class_docs[path, name] = doc
+        else:
+            has_args = bool(_ARGS.search(doc))
+            if node.name == "__init__":
+                has_args |= bool(_ARGS.search(class_docs[path, name.rsplit(".", 1)[0]]))
+            rows.append((path, node.lineno, name, _parameters(node, "." in name), has_args))
+        if counted:
+            public += 1
+            documented += bool(doc)
     rows = [row for row in rows if row[3] >= min_params]
     return rows, documented, public
+
+
+def undocumented(root=_ROOT):
+    """'path:line name' of each public function, class and method without a docstring."""
+    return [f"{path}:{node.lineno} {name}" for path, node, name, counted in _definitions(root)
+            if counted and not ast.get_docstring(node)]
 
 
 def main(argv=None):
@@ -90,6 +107,8 @@ def main(argv=None):
         for path, line, name, params, has_args in rows:
             if not has_args:
                 print(f"  {path}:{line} {name} ({params} parameters)")
+        for where in undocumented():
+            print(f"  {where} (no docstring)")
     return 0
 
 

@@ -174,7 +174,21 @@ def _refuse_foreign_flags(program: str, key_flags: Sequence[absl_flags.FlagHolde
 
 
 def refuse_arguments(argv: Sequence[str]) -> None:
-    """Raises UsageError for positional arguments (every binary takes flags only)."""
+    """Raises UsageError for positional arguments (every binary takes flags only).
+
+    Args:
+        argv: The command line absl left after reading the flags.
+
+    Raises:
+        app.UsageError: If anything but the program name remains.
+
+    Examples:
+        >>> refuse_arguments(["train"])
+        >>> refuse_arguments(["train", "extra"])
+        Traceback (most recent call last):
+        ...
+        absl.app.UsageError: Unexpected arguments: extra (flags are --name=value).
+    """
     if len(argv) > 1:
         raise app.UsageError(
             f"Unexpected arguments: {' '.join(argv[1:])} (flags are --name=value).")

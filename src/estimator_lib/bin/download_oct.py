@@ -81,6 +81,18 @@ def write_sample(data_dir: str) -> None:
 
 
 def main(argv):
+    """Downloads and unpacks the OCT data into --data_dir, or writes the synthetic sample.
+
+    Prints where the data is, the images of each split, and the command that
+    trains on it.
+
+    Args:
+        argv: The command line absl left after reading the flags; only the program
+            name may remain (every option is a flag).
+
+    Raises:
+        app.UsageError: On a positional argument or a flag mistake (`check`).
+    """
     cli.refuse_arguments(argv)
     check()
     if defs.SYNTHETIC_SAMPLE.value:

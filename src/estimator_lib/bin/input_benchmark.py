@@ -151,6 +151,17 @@ def check() -> None:
 
 
 def main(argv):
+    """Times the input pipeline against the plain decode loops on the same files; prints a table.
+
+    With --output_dir, also writes the figures to `input_benchmark.json` there.
+
+    Args:
+        argv: The command line absl left after reading the flags; only the program
+            name may remain (every option is a flag).
+
+    Raises:
+        app.UsageError: On a positional argument.
+    """
     cli.refuse_arguments(argv)
     tf.get_logger().setLevel("ERROR")
     side = defs.IMAGE_SIZE.value or DEFAULT_IMAGE_SIZE

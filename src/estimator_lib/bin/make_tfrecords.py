@@ -70,6 +70,20 @@ def check() -> None:
 
 
 def main(argv):
+    """Converts --data_dir's images to TFRecord shards in --output_dir; prints a report per split.
+
+    An OCT download converts each of --splits it holds; any other CLASS/*.jpeg
+    folder is split into 'train' and 'test' as `--dataset=oct` splits it.
+
+    Args:
+        argv: The command line absl left after reading the flags; only the program
+            name may remain (every option is a flag).
+
+    Raises:
+        app.UsageError: On a positional argument, a flag mistake, or an OCT folder
+            holding none of --splits.
+        BadDataError: On a bad image file, unless --on_bad_file=skip.
+    """
     cli.refuse_arguments(argv)
     check()
     data_dir, output_dir = defs.DATA_DIR.value, defs.OUTPUT_DIR.value

@@ -287,6 +287,19 @@ def check() -> None:
 
 
 def main(argv):
+    """Runs the training job at each device count (and worker-process count); writes the report.
+
+    Writes scaling.md, scaling.csv, scaling.json and the charts to --output_dir
+    (a temporary folder when unset) and prints the table.
+
+    Args:
+        argv: The command line absl left after reading the flags; only the program
+            name may remain (every option is a flag).
+
+    Raises:
+        app.UsageError: On a positional argument, or a count this machine cannot run.
+        SystemExit: With the failure status when a run failed (the report written first).
+    """
     cli.refuse_arguments(argv)
     counts = sorted(int(c) for c in defs.DEVICES.value)
     workers = sorted(int(w) for w in defs.WORKERS.value)

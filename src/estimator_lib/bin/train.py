@@ -65,6 +65,19 @@ def check() -> None:
 
 
 def main(argv):
+    """Trains, evaluates and optionally exports as the flags say, then prints the summary.
+
+    Without --model_dir the run writes to a temporary folder, removed once the
+    summary is printed. Progress is logged at INFO.
+
+    Args:
+        argv: The command line absl left after reading the flags; only the program
+            name may remain (every option is a flag).
+
+    Raises:
+        app.UsageError: On a positional argument, or settings that cannot run on this
+            machine.
+    """
     cli.refuse_arguments(argv)
     # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # After estimator_lib (through job): Keras 2 for tf.keras.

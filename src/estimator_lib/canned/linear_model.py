@@ -169,10 +169,19 @@ class LinearModel(tf_keras.Model):
                                        name=self.name, **kwargs)
 
     def call(self, features):
+        """The logits of a batch: the columns' weighted sum plus the bias.
+
+        Args:
+            features: A dict of feature key to tensor, read by the feature columns.
+
+        Returns:
+            The logits, [batch_size, units].
+        """
         return self.layer(features)
 
     @property
     def bias(self):
+        """The bias variable (`bias_weights`, [units]); None until the model is built."""
         return self.layer.bias
 
 

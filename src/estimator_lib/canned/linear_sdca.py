@@ -32,8 +32,8 @@ from estimator_lib.core.model_fn import ModeKeys
 class LinearSDCA:
     """Stochastic Dual Coordinate Ascent for LinearClassifier and LinearRegressor.
 
-    Not a `tf.train.Optimizer`: pass it as the estimator's `optimizer`. Usable with v2
-    feature columns, `sparse_combiner='sum'`, and a binary label (classifier) or a
+    Not a `tf.compat.v1.train.Optimizer`: pass it as the estimator's `optimizer`.
+    Usable with v2 feature columns, `sparse_combiner='sum'`, and a binary label (classifier) or a
     one-dimensional label (regressor). Example:
 
         linear_sdca = tf.estimator.experimental.LinearSDCA(

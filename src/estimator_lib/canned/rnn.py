@@ -182,6 +182,11 @@ class RNNModel(tf_keras.Model):
         return logits
 
     def get_config(self) -> dict:
+        """The model's Keras config: the RNN layer's, the logits layer's, the columns serialised.
+
+        Returns:
+            A dict that `RNNModel.from_config` rebuilds the model from.
+        """
         serialize = tf.__internal__.feature_column.serialize_feature_column
         config = {"name": self.name}
         config["rnn_layer"] = {"class_name": self._rnn_layer.__class__.__name__,
@@ -198,6 +203,16 @@ class RNNModel(tf_keras.Model):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
+        """Rebuilds a model from `get_config()`'s dict.
+
+        Args:
+            config: The dict `get_config` returned.
+            custom_objects: A dict of name to class or function for user-defined layers,
+                columns or activations, or None.
+
+        Returns:
+            A new `RNNModel` (new variables, not the original's values).
+        """
         rnn_layer = tf.keras.layers.deserialize(config.pop("rnn_layer"),
                                                 custom_objects=custom_objects)
         sequence_feature_columns = _deserialize_columns(

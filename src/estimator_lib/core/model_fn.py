@@ -198,6 +198,17 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
             a tensor belongs to another graph, or a value has the wrong structure.
         TypeError: If a field has the wrong type (a hook that is not a
             `SessionRunHook`, a scaffold that is not a `Scaffold`, non-dict metrics).
+
+    Examples:
+        >>> with tf.Graph().as_default():
+        ...     spec = EstimatorSpec(ModeKeys.PREDICT, predictions={"y": tf.constant([1.0])})
+        >>> spec.mode, sorted(spec.predictions), spec.loss, list(spec.export_outputs)
+        ('infer', ['y'], None, ['serving_default'])
+        >>> with tf.Graph().as_default():
+        ...     EstimatorSpec(ModeKeys.TRAIN, predictions={"y": tf.constant([1.0])})
+        Traceback (most recent call last):
+        ...
+        ValueError: Missing loss: an EstimatorSpec in mode='train' needs `loss`.
     """
 
     def __new__(cls, mode, predictions=None, loss=None, train_op=None,

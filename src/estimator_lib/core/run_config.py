@@ -92,6 +92,17 @@ class RunConfig:
         ValueError: If a value is out of range or of the wrong type, both checkpoint
             cadences are given, `model_dir` disagrees with TF_CONFIG's, or TF_CONFIG
             describes an inconsistent cluster.
+
+    Examples:
+        >>> config = RunConfig(model_dir="/tmp/run")
+        >>> config.save_checkpoints_secs, config.save_checkpoints_steps, config.keep_checkpoint_max
+        (600, None, 5)
+        >>> config.save_summary_steps, config.log_step_count_steps, config.is_chief
+        (100, 100, True)
+        >>> RunConfig(save_checkpoints_steps=100, save_checkpoints_secs=60)
+        Traceback (most recent call last):
+        ...
+        ValueError: `save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set. ...
     """
 
     model_dir: Optional[str] = None

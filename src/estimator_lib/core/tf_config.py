@@ -16,6 +16,15 @@ TF_CONFIG_VARIABLE = environment.TF_CONFIG_VARIABLE
 
 
 class TaskType:
+    """The task types TF_CONFIG names, as `RunConfig.task_type` reports them.
+
+    Attributes:
+        MASTER: The legacy name of the chief (`master`).
+        PS: A parameter server.
+        WORKER: A worker; a run without TF_CONFIG is worker 0.
+        CHIEF: The worker that initialises and writes model_dir.
+        EVALUATOR: The task that evaluates checkpoints (not part of the training cluster).
+    """
     MASTER = "master"
     PS = "ps"
     WORKER = "worker"
@@ -49,6 +58,22 @@ def read_tf_config() -> Dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class ClusterSettings:
+    """The cluster and this task, as `cluster_settings` reads them from TF_CONFIG.
+
+    Attributes:
+        cluster_spec: The training cluster (empty for a local run or an evaluator).
+        task_type: This task's type (a `TaskType` value, or another job's name).
+        task_id: This task's index in its job.
+        is_chief: Whether this task is the chief (in a cluster without one, worker 0).
+        master: The session target: '' to run locally, else `grpc://host:port`.
+        evaluation_master: The evaluator's session target (TF_CONFIG's
+            `eval_session_master`).
+        num_ps_replicas: How many `ps` tasks the cluster has.
+        num_worker_replicas: How many workers, the chief counted.
+        global_id_in_cluster: This task's index over the whole cluster (chief first,
+            the other jobs by name, `ps` last); None for an evaluator.
+        service: TF_CONFIG's `service` dict, or None.
+    """
     cluster_spec: tf.train.ClusterSpec
     task_type: str
     task_id: int
@@ -62,6 +87,18 @@ class ClusterSettings:
 
 
 def local_settings(tf_config) -> ClusterSettings:
+    """The settings of a run without a cluster: worker 0, the chief, alone.
+
+    Args:
+        tf_config: TF_CONFIG as a dict, without `cluster` (its `session_master`,
+            `eval_session_master` and `service` are read).
+
+    Returns:
+        The `ClusterSettings` of a one-task local run.
+
+    Raises:
+        ValueError: If the task is not worker 0, as the original required.
+    """
     task = tf_config.get("task", {}) or {}
     task_type = task.get("type", TaskType.WORKER)
     task_id = int(task.get("index", 0))

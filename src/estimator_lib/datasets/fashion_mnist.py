@@ -247,6 +247,17 @@ def make_input_fn(data_dir: Optional[str] = None, *, split: str = "train",
         ValueError: If `split` or `mode` is unknown.
         BadDataError: If a file is corrupt or image and label counts differ.
         DownloadError: If the files are missing and cannot be downloaded.
+
+    Examples:
+        >>> input_fn = make_input_fn(synthetic_data=True, num_examples=64, batch_size=8)
+        >>> make_input_fn(split="validation", synthetic_data=True, batch_size=8)
+        Traceback (most recent call last):
+        ...
+        ValueError: `split` must be one of ('train', 'test'). Received: split='validation'.
+        >>> make_input_fn(epochs=0, synthetic_data=True, batch_size=8)
+        Traceback (most recent call last):
+        ...
+        ValueError: `epochs` must be a positive integer. Received: epochs=0.
     """
     if split not in SPLITS:
         raise ValueError(f"`split` must be one of {SPLITS}. "

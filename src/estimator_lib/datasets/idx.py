@@ -36,10 +36,12 @@ class IdxInfo:
 
     @property
     def count(self) -> int:
+        """How many items the file holds (its first dimension)."""
         return self.shape[0]
 
     @property
     def record_bytes(self) -> int:
+        """Bytes per item: the product of the dimensions after the first (1 for labels)."""
         return int(np.prod(self.shape[1:], dtype=np.int64))
 
 

@@ -171,6 +171,7 @@ class JobShape:
 
     @property
     def is_evaluator(self) -> bool:
+        """Whether this task is an evaluator (it trains nothing)."""
         return self.role is not None and self.role.is_evaluator
 
     def describe(self) -> str:

@@ -63,6 +63,14 @@ def device_fn(config):
 
 
 def cluster(config) -> Dict[str, List[str]]:
+    """The cluster of `config` as a dict: job name to its tasks' `host:port` addresses.
+
+    Args:
+        config: A `RunConfig`.
+
+    Returns:
+        A dict such as `{"chief": ["host0:2222"], "ps": ["host1:2222"]}`.
+    """
     return config.cluster_spec.as_dict()
 
 

@@ -80,6 +80,14 @@ def _copy_virtual_gpus(config):
 
 
 def num_replicas(strategy) -> int:
+    """How many replicas a step runs on: the strategy's replicas in sync, 1 without one.
+
+    Args:
+        strategy: A `tf.distribute.Strategy`, or None.
+
+    Returns:
+        The number of replicas.
+    """
     return strategy.num_replicas_in_sync if strategy is not None else 1
 
 

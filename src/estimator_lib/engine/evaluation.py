@@ -67,6 +67,12 @@ class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
         self._log_every = 1 if not num_evals or num_evals < 20 else num_evals // 10
 
     def after_run(self, run_context, run_values):
+        """Counts the run, logs progress, and requests a stop after `num_evals` runs.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (unused).
+        """
         self._done += 1
         if self._log_progress and self._num_evals is not None and (
                 self._done % self._log_every == 0 or self._done == self._num_evals):
@@ -76,6 +82,7 @@ class StopAfterNEvalsHook(tf.compat.v1.train.SessionRunHook):
 
     @property
     def evals_completed(self) -> int:
+        """How many evaluation runs (batches) have completed."""
         return self._done
 
 
@@ -182,4 +189,13 @@ def _write_summary(output_dir, summary, global_step):
 
 
 def eval_dir(model_dir: str, name: Optional[str] = None) -> str:
+    """The folder an evaluation writes its summaries to.
+
+    Args:
+        model_dir: The Estimator's model_dir.
+        name: The evaluation's name (`Estimator.evaluate(name=...)`), or None.
+
+    Returns:
+        `model_dir/eval`, or `model_dir/eval_<name>` for a named evaluation.
+    """
     return os.path.join(model_dir, "eval" if not name else "eval_" + name)

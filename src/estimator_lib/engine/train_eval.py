@@ -33,6 +33,15 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
         TypeError: If `input_fn` is not callable, or a hook or listener has the wrong
             type.
         ValueError: If `max_steps` is not positive.
+
+    Examples:
+        >>> spec = TrainSpec(input_fn=lambda: None, max_steps=1000)
+        >>> spec.max_steps, spec.hooks, spec.saving_listeners
+        (1000, (), ())
+        >>> TrainSpec(input_fn=lambda: None, max_steps=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: Must specify max_steps > 0, given: 0
     """
 
     def __new__(cls, input_fn: Callable, max_steps: Optional[int] = None, hooks=None,
@@ -72,6 +81,15 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             exporter has the wrong type.
         ValueError: If `steps` is not positive, a delay is negative, or two exporters
             share a name.
+
+    Examples:
+        >>> spec = EvalSpec(input_fn=lambda: None)
+        >>> spec.steps, spec.name, spec.start_delay_secs, spec.throttle_secs, spec.exporters
+        (100, None, 120, 600, ())
+        >>> EvalSpec(input_fn=lambda: None, throttle_secs=-1)
+        Traceback (most recent call last):
+        ...
+        ValueError: Must specify throttle_secs >= 0, given: -1
     """
 
     def __new__(cls, input_fn: Callable, steps: Optional[int] = 100,

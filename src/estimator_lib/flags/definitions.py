@@ -216,7 +216,18 @@ ON_BAD_FILE = absl_flags.DEFINE_enum(
 
 
 def on_bad_file_value(flag_value: str) -> str:
-    """The datasets/ `on_bad_file` argument for a --on_bad_file value."""
+    """The datasets/ `on_bad_file` argument for a --on_bad_file value.
+
+    Args:
+        flag_value: The flag's value: 'fail', 'skip', or 'raise' (the same as 'fail').
+
+    Returns:
+        The value the datasets/ builders take: 'raise' for 'fail', else the value.
+
+    Examples:
+        >>> on_bad_file_value("fail"), on_bad_file_value("skip")
+        ('raise', 'skip')
+    """
     return "raise" if flag_value == "fail" else flag_value
 
 

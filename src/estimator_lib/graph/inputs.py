@@ -26,12 +26,21 @@ class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
         self._init_ops = None
 
     def begin(self):
-        # Once: a graph evaluated several times (InMemoryEvaluatorHook) begins a
-        # session per evaluation, and is finalized after the first.
+        """Builds the initializer ops, once.
+
+        A graph evaluated again (`InMemoryEvaluatorHook`) begins a session per
+        evaluation and is finalized after the first, so the first ops are kept.
+        """
         if self._init_ops is None:
             self._init_ops = self._make_init_ops()
 
     def after_create_session(self, session, coord):
+        """Runs the iterator's initializer in the new session, feeding the large arrays.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         del coord
         session.run(self._init_ops, feed_dict=self._feeds or None)
 
@@ -79,6 +88,14 @@ def call_input_fn(input_fn: Callable, mode: str, *, params, config, input_contex
 
 
 def is_dataset(value) -> bool:
+    """Whether `value` is a `tf.data.Dataset` (the v1 `tf.compat.v1.data.Dataset` included).
+
+    Args:
+        value: What an input_fn returned.
+
+    Returns:
+        True for a Dataset; False for tensors, a tuple or a dict of them.
+    """
     return isinstance(value, (tf.data.Dataset, tf.compat.v1.data.Dataset))
 
 

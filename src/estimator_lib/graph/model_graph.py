@@ -101,6 +101,17 @@ class ModelGraph:
 
     @staticmethod
     def default_create_global_step(graph: tf.Graph) -> tf.Variable:
+        """Creates the global step in `graph`, as the original Estimator's `_create_global_step`.
+
+        Args:
+            graph: The graph being built.
+
+        Returns:
+            The int64 global-step variable (`tf.compat.v1.train.create_global_step`).
+
+        Raises:
+            ValueError: If `graph` has a global step already.
+        """
         return tf.compat.v1.train.create_global_step(graph)
 
     def session_config_for(self, strategy) -> tf.compat.v1.ConfigProto:

@@ -25,14 +25,30 @@ class AccuracyBaseline(tf.keras.metrics.Metric):
         self._label_mean = label_mean
 
     def update_state(self, *args, **kwargs):  # pylint: disable=unused-argument
+        """Updates nothing: the label-mean metric holds the state and the head updates it.
+
+        Args:
+            *args: The update's arguments (ignored).
+            **kwargs: Its keyword arguments (ignored).
+
+        Returns:
+            A constant True tensor, so that graph-mode evaluation has an update op for
+            this metric.
+        """
         # The label-mean metric carries the state; a tensor is still returned so
         # that graph-mode evaluation sees an update op for this metric.
         return tf.constant(True)
 
     def result(self):
+        """The baseline accuracy from the label mean's state: max(total, count - total) / count.
+
+        Returns:
+            A scalar tensor; 0 before any example (count 0).
+        """
         total = self._label_mean.total
         count = self._label_mean.count
         return tf.math.divide_no_nan(tf.maximum(total, count - total), count)
 
     def reset_state(self):
+        """Resets nothing: the label-mean metric, which owns the state, is reset on its own."""
         pass

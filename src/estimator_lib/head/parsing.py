@@ -66,6 +66,14 @@ def classifier_parse_example_spec(feature_columns: Iterable, label_key: str,
     Raises:
         ValueError: If `label_key` or the weight's key is also a feature, or
             `weight_column` is not a name or numeric column.
+
+    Examples:
+        >>> columns = [tf.feature_column.numeric_column("x", shape=(2,))]
+        >>> spec = classifier_parse_example_spec(columns, label_key="y")
+        >>> sorted(spec)
+        ['x', 'y']
+        >>> spec["y"]
+        FixedLenFeature(shape=(1,), dtype=tf.int64, default_value=None)
     """
     return _with_label_and_weight(
         _feature_spec(feature_columns), label_key,

@@ -86,14 +86,17 @@ class SequentialHeadWrapper(SequentialHead):
 
     @property
     def input_sequence_mask_key(self) -> str:
+        """The features key of the [batch_size, seq_length] sequence mask."""
         return self._sequence_length_mask
 
     @property
     def logits_dimension(self) -> int:
+        """The static head's logits dimension (the size of the logits' last axis)."""
         return self._static_head.logits_dimension
 
     @property
     def loss_reduction(self) -> str:
+        """The static head's loss reduction (a `tf.losses.Reduction`)."""
         return self._static_head.loss_reduction
 
     @property
@@ -105,6 +108,7 @@ class SequentialHeadWrapper(SequentialHead):
 
     @property
     def static_head(self) -> base_head.Head:
+        """The wrapped `Head` that every real step is given to."""
         return self._static_head
 
     # ------------------------------------------------------------ flattening
@@ -227,9 +231,26 @@ class SequentialHeadWrapper(SequentialHead):
             labels=flat_labels, regularization_losses=regularization_losses)
 
     def predictions(self, logits, keys=None):
+        """The static head's predictions of `logits` (not flattened).
+
+        Args:
+            logits: The logits, [batch_size, seq_length, logits_dimension].
+            keys: The prediction keys to return, or None for all.
+
+        Returns:
+            A dict of prediction key to tensor.
+        """
         return self._static_head.predictions(logits, keys=keys)
 
     def metrics(self, regularization_losses=None):
+        """The static head's metric objects.
+
+        Args:
+            regularization_losses: The regularization losses, or None.
+
+        Returns:
+            A dict of metric name to `tf.keras.metrics.Metric`.
+        """
         return self._static_head.metrics(regularization_losses)
 
     def _create_tpu_estimator_spec(self, features, mode, logits, labels=None,

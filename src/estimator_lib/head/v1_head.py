@@ -209,10 +209,12 @@ class CannedV1Head(V1Head):
 
     @property
     def name(self) -> Optional[str]:
+        """The head's name (suffixes its metric and summary keys), or None."""
         return self._name
 
     @property
     def loss_reduction(self) -> str:
+        """How the per-example losses are reduced over the batch."""
         return self._loss_reduction
 
     def _predictions(self, logits: tf.Tensor) -> Dict[str, tf.Tensor]:

@@ -292,6 +292,7 @@ class RegressionHeadV1(CannedV1Head):
 
     @property
     def logits_dimension(self):
+        """The label dimension: a regression head has one logit per label value."""
         return self._label_dimension
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:

@@ -89,6 +89,7 @@ class GlobalBatch:
 
     @property
     def size(self) -> int:
+        """The global batch: examples per replica x replicas per worker x workers."""
         return self.per_replica * self.replicas_per_worker * self.workers
 
     def __str__(self):
@@ -118,6 +119,15 @@ def make_global_batch(per_replica_batch_size: int, *, strategy=None,
     Raises:
         ValueError: If the batch is not a positive int, or `strategy` and
             `config.train_distribute` are two different strategies.
+
+    Examples:
+        >>> batch = make_global_batch(32)
+        >>> batch.size, str(batch)
+        (32, '32 = 32 per replica x 1 replica(s) x 1 worker(s)')
+        >>> make_global_batch(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: `per_replica_batch_size` must be a positive int. Received: ...=0.
     """
     check_positive_int("per_replica_batch_size", per_replica_batch_size)
     from_config = getattr(config, "train_distribute", None) if config is not None else None

@@ -184,6 +184,11 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
         return None if fraction is None else verdict(fraction, threshold=self._threshold)
 
     def begin(self):
+        """Finds the graph's input ops and the global-step read; clears the samples.
+
+        Logs a warning, and measures nothing, when the graph has no input op
+        (`INPUT_OP_TYPES`).
+        """
         graph = tf.compat.v1.get_default_graph()
         self._input_ops = tuple(op.name for op in graph.get_operations()
                                 if op.type in INPUT_OP_TYPES)
@@ -196,6 +201,18 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
         self.samples = []
 
     def before_run(self, run_context):
+        """Asks for a software trace of the run when a sample is due.
+
+        A sample is due every `every_n_steps` runs after the first `warm_steps`; a due
+        sample waits while a profiler session is active (the trace would meet it).
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global step with a trace requested, or None
+            when this run is not sampled.
+        """
         index, self._run_index = self._run_index, self._run_index + 1
         if index >= self._warm_steps and (index - self._warm_steps) % self._every_n_steps == 0:
             self._due = True
@@ -209,6 +226,12 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
             options=tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.SOFTWARE_TRACE))
 
     def after_run(self, run_context, run_values):
+        """Records a sampled run: its time, and the time its input ops spent waiting.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the global step and the trace).
+        """
         if not self._sampling:
             return
         step_secs = self._clock() - self._start
@@ -250,6 +273,11 @@ class InputStallHook(tf.compat.v1.train.SessionRunHook):
         return record
 
     def end(self, session):
+        """Logs the stall fraction over every sample, and flushes the summaries.
+
+        Args:
+            session: The session about to close (unused).
+        """
         if not self.samples:
             return
         logging.info("Input stall over %d sampled step(s): %.1f%% of step time waiting for "

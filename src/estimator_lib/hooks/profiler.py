@@ -106,6 +106,11 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
         self.written: List[str] = []
 
     def begin(self):
+        """Finds the global-step read the hook follows; forgets earlier files.
+
+        Raises:
+            RuntimeError: If the graph has no global step.
+        """
         self._step_tensor = throughput.global_step_read_tensor()
         if self._step_tensor is None:
             raise RuntimeError("ProfileStepsHook needs a global step in the graph; create one "
@@ -113,11 +118,25 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
         self.written = []
 
     def after_create_session(self, session, coord):
+        """Reads the step the session starts at, and starts the profiler if it is due.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         del coord
         self._next_step = int(session.run(self._step_tensor))
         self._start_if_due()
 
     def before_run(self, run_context):
+        """Asks for a FULL_TRACE of the run when it is in range and timelines come from traces.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global step (with the trace options, or none).
+        """
         self._tracing_step = None
         options = None
         if (not self._profile and self._first <= self._next_step <= self._last
@@ -127,6 +146,12 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
         return tf.compat.v1.train.SessionRunArgs(self._step_tensor, options=options)
 
     def after_run(self, run_context, run_values):
+        """Writes the run's timeline if traced; stops the profiler after `last_step`, or starts it.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the global step and any trace).
+        """
         if self._tracing_step is not None:
             trace = timeline_lib.Timeline(run_values.run_metadata.step_stats,
                                           graph=run_context.session.graph)
@@ -139,6 +164,11 @@ class ProfileStepsHook(tf.compat.v1.train.SessionRunHook):
             self._start_if_due()
 
     def end(self, session):
+        """Stops a profiler still running; warns when no step of the range ran.
+
+        Args:
+            session: The session about to close (unused).
+        """
         if self._profiling:
             self._stop_profiler()
         if not self.written:

@@ -43,6 +43,14 @@ AVERAGE_EXAMPLES_PER_SEC_TAG = "examples/sec_average"
 # ------------------------------------------------------------------- outputs
 
 def default_records_path(output_dir: str) -> str:
+    """Where the hooks append their JSON records by default: `output_dir/throughput.jsonl`.
+
+    Args:
+        output_dir: The hooks' output folder (usually the Estimator's model_dir).
+
+    Returns:
+        The path of the JSON-lines file.
+    """
     return os.path.join(output_dir, RECORDS_FILENAME)
 
 
@@ -75,6 +83,11 @@ def write_scalars(output_dir: str, step: int, scalars: Dict[str, float]) -> None
 
 
 def flush_scalars(output_dir: str) -> None:
+    """Flushes the shared event file of `output_dir`, so that what was written is on disk.
+
+    Args:
+        output_dir: The event file's folder (the one `write_scalars` wrote to).
+    """
     tf.compat.v1.summary.FileWriterCache.get(output_dir).flush()
 
 
@@ -128,11 +141,21 @@ class TimeHistory(tf.compat.v1.train.SessionRunHook):
         self._run_steps = None
 
     def begin(self):
+        """Clears the times and finds a steps_per_run loop's step tensors, if any."""
         self.times, self.wall_times, self.steps = [], [], []
         self._start = self._last_end = None
         self._run_steps = run_step_tensors()
 
     def before_run(self, run_context):
+        """Starts the run's clock.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global step before and after a steps_per_run
+            loop's run, or None without a loop (a run then makes one step).
+        """
         self._start = self._clock()
         if self._last_end is None:
             self._last_end = self._start
@@ -141,6 +164,12 @@ class TimeHistory(tf.compat.v1.train.SessionRunHook):
         return tf.compat.v1.train.SessionRunArgs(self._run_steps)
 
     def after_run(self, run_context, run_values):
+        """Appends the run's time, its wall time and the steps it made.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues`.
+        """
         now = self._clock()
         self.times.append(now - self._start)
         self.wall_times.append(now - self._last_end)
@@ -238,6 +267,7 @@ class ExamplesPerSecondHook(TimeHistory):
 
     @property
     def batch_size(self) -> int:
+        """The global batch the figures count (examples per step over all replicas)."""
         return self._batch_size
 
     @property
@@ -253,18 +283,34 @@ class ExamplesPerSecondHook(TimeHistory):
                                         seconds=self._measured_secs)
 
     def begin(self):
+        """Resets the times and totals; finds the global-step read."""
         super().begin()
         self._step_tensor = global_step_read_tensor()
         self._global_step = None
         self._reset_totals()
 
     def before_run(self, run_context):
+        """Starts the run's clock and fetches the global step.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global step (with a steps_per_run loop, the
+            step before and after the run), or None without a global step.
+        """
         loop_args = super().before_run(run_context)
         if loop_args is not None or self._step_tensor is None:
             return loop_args  # A loop's (step before, step after) holds the step.
         return tf.compat.v1.train.SessionRunArgs(self._step_tensor)
 
     def after_run(self, run_context, run_values):
+        """Counts the run's steps and time after warm-up; reports when a report is due.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the global step).
+        """
         super().after_run(run_context, run_values)
         if self._run_steps is not None:
             self._global_step = int(run_values.results[0])
@@ -288,6 +334,11 @@ class ExamplesPerSecondHook(TimeHistory):
             self._report()
 
     def end(self, session):
+        """Makes a last report over the steps since the previous one; flushes the summaries.
+
+        Args:
+            session: The session about to close (unused).
+        """
         if self._window_steps and self._window_secs > 0:
             self._report(final=True)
         if self._output_dir and self.measured_steps:

@@ -34,6 +34,16 @@ class FormattedKeyError(KeyError):
 
 
 def is_graph_network(model) -> bool:
+    """Whether `model` is a graph network (a functional or Sequential model with known inputs).
+
+    A subclassed model, or a Sequential one not yet built, is not.
+
+    Args:
+        model: A Keras model.
+
+    Returns:
+        The model's `_is_graph_network` flag; False where it has none.
+    """
     return bool(getattr(model, "_is_graph_network", False))
 
 

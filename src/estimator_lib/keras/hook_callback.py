@@ -88,6 +88,15 @@ class HookCallback(tf_keras.callbacks.Callback):
         self._graph = None
 
     def on_train_begin(self, logs=None):
+        """Calls the hook's `begin` (in a private graph) and `after_create_session`.
+
+        Args:
+            logs: Keras' logs (unused).
+
+        Raises:
+            ValueError: If the hook's `begin` needs the Estimator's graph (naming the
+                alternative).
+        """
         del logs
         self._graph = tf.Graph()
         with self._graph.as_default():
@@ -101,6 +110,17 @@ class HookCallback(tf_keras.callbacks.Callback):
         self.hook.after_create_session(self._session, None)
 
     def on_train_batch_begin(self, batch, logs=None):
+        """Calls the hook's `before_run` and checks that fit can give what it asks for.
+
+        Args:
+            batch: The batch index (unused).
+            logs: Keras' logs (unused).
+
+        Raises:
+            ValueError: If `before_run` returns something other than None or
+                `SessionRunArgs`, or asks for feeds, options or graph tensors fit cannot
+                provide.
+        """
         del batch, logs
         original_args = _train.SessionRunArgs(fetches=None)
         self._run_context = _train.SessionRunContext(original_args, self._session)
@@ -108,6 +128,12 @@ class HookCallback(tf_keras.callbacks.Callback):
         self._fetches = self._check_request(request)
 
     def on_train_batch_end(self, batch, logs=None):
+        """Calls the hook's `after_run` with the values it asked for; stops `fit` on its request.
+
+        Args:
+            batch: The batch index (unused).
+            logs: Keras' logs (unused).
+        """
         del batch, logs
         if self._run_context is None:
             return
@@ -120,6 +146,11 @@ class HookCallback(tf_keras.callbacks.Callback):
             self.model.stop_training = True
 
     def on_train_end(self, logs=None):
+        """Calls the hook's `end`.
+
+        Args:
+            logs: Keras' logs (unused).
+        """
         del logs
         self.hook.end(self._session)
 

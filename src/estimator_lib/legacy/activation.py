@@ -56,6 +56,15 @@ def site_packages() -> str:
 
 
 def pth_path(site_dir: Optional[str] = None) -> str:
+    """Where the activation file goes: `estimator_lib_activation.pth` in a site-packages.
+
+    Args:
+        site_dir: The site-packages folder; None for this interpreter's
+            (`site_packages()`).
+
+    Returns:
+        The file's path (whether or not it exists).
+    """
     return os.path.join(site_dir or site_packages(), PTH_NAME)
 
 
@@ -133,6 +142,15 @@ def check(python: str = sys.executable) -> dict:
 
 
 def works(report: dict) -> bool:
+    """Whether a `check()` report shows activation working.
+
+    Args:
+        report: The dict `check()` returned.
+
+    Returns:
+        True when the hook loaded without error and `tf.estimator.Estimator` comes
+        from estimator_lib.
+    """
     return (report.get("hook_loaded") is True and not report.get("hook_error")
             and (report.get("tf_estimator_class") or "").startswith("estimator_lib"))
 
@@ -159,6 +177,15 @@ def status(site_dir: Optional[str] = None) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command line: `--enable`, `--disable` or `--status` (exactly one).
+
+    Args:
+        argv: The arguments after the program name; None reads `sys.argv`.
+
+    Returns:
+        The exit status: 0 on success; 1 when `--enable` may not write the file, or
+        `--status` finds it on and not working.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m estimator_lib.compat",
         description="Activate estimator_lib's tf.estimator for this Python environment, "

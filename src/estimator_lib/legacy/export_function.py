@@ -60,6 +60,11 @@ class ModelFunction(_AutoTrackable):
 
     @property
     def variables(self):
+        """The variables the functions created, by name (a trackable dict).
+
+        It stays empty, as in tensorflow-estimator 2.15: the model_fn is traced by
+        tf.function itself (see the module's docstring).
+        """
         return self._variables_by_name
 
     def add_mode(self, fn: Callable, mode: str, input_signature=None) -> None:
@@ -80,12 +85,47 @@ class ModelFunction(_AutoTrackable):
             input_signature=input_signature)
 
     def train(self, features, labels):
+        """Calls the TRAIN function.
+
+        Args:
+            features: The features.
+            labels: The labels.
+
+        Returns:
+            What the TRAIN function returns.
+
+        Raises:
+            ValueError: If no TRAIN function was added.
+        """
         return self.call(ModeKeys.TRAIN, features, labels)
 
     def evaluate(self, features, labels):
+        """Calls the EVAL function.
+
+        Args:
+            features: The features.
+            labels: The labels.
+
+        Returns:
+            What the EVAL function returns.
+
+        Raises:
+            ValueError: If no EVAL function was added.
+        """
         return self.call(ModeKeys.EVAL, features, labels)
 
     def predict(self, features):
+        """Calls the PREDICT function (without labels).
+
+        Args:
+            features: The features.
+
+        Returns:
+            What the PREDICT function returns.
+
+        Raises:
+            ValueError: If no PREDICT function was added.
+        """
         return self.call(ModeKeys.PREDICT, features)
 
     def call(self, mode: str, features, labels=None):

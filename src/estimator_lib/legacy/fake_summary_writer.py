@@ -123,11 +123,26 @@ class FakeSummaryWriter:
         self._added_graphs.append(graph)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Records `meta_graph_def`.
+
+        Args:
+            meta_graph_def: The `MetaGraphDef`.
+            global_step: The step, or None.
+
+        Raises:
+            ValueError: If `global_step` is negative.
+        """
         if global_step is not None and global_step < 0:
             raise ValueError(f"Invalid global_step {global_step}.")
         self._added_meta_graphs.append(meta_graph_def)
 
     def add_session_log(self, session_log, global_step=None):
+        """Records `session_log` (not its step, whose value depends on timing).
+
+        Args:
+            session_log: The `SessionLog`.
+            global_step: The step (ignored).
+        """
         del global_step  # Its value depends on timing.
         self._added_session_logs.append(session_log)
 
@@ -147,10 +162,13 @@ class FakeSummaryWriter:
         self._added_run_metadata[tag] = run_metadata
 
     def flush(self):
+        """Does nothing: everything is kept in memory."""
         pass
 
     def reopen(self):
+        """Does nothing: the writer is never closed."""
         pass
 
     def close(self):
+        """Does nothing: what was recorded stays readable."""
         pass

@@ -146,6 +146,19 @@ def numpy_input_fn(x: _ArrayOrDict, y: Optional[_ArrayOrDict] = None, batch_size
     Raises:
         ValueError: If `shuffle` is not a bool, `x` or `y` is empty or of the wrong type,
             keys clash between `x` and `y`, lengths differ, or a count is not positive.
+
+    Examples:
+        >>> input_fn = numpy_input_fn({"x": np.arange(4.0)}, np.arange(4), batch_size=2,
+        ...                           shuffle=False)
+        >>> with tf.Graph().as_default():
+        ...     features, labels = input_fn()
+        ...     with tf.compat.v1.Session() as session:
+        ...         session.run([features, labels])
+        [{'x': array([0., 1.])}, array([0, 1])]
+        >>> numpy_input_fn({"x": np.arange(4.0)})
+        Traceback (most recent call last):
+        ...
+        ValueError: shuffle must be provided and explicitly set as boolean ...
     """
     _check_common(batch_size=batch_size, num_epochs=num_epochs, shuffle=shuffle,
                   queue_capacity=queue_capacity, num_threads=num_threads)

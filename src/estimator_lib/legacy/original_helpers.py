@@ -141,9 +141,16 @@ class DistributedIteratorInitializerHook(tf.compat.v1.train.SessionRunHook):
         self._initializer = None
 
     def begin(self):
+        """Builds the iterator's initializer ops (`iterator.initialize()`)."""
         self._initializer = self._iterator.initialize()
 
     def after_create_session(self, session, coord):
+        """Runs the iterator's initializer in the new session.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         del coord
         session.run(self._initializer)
 

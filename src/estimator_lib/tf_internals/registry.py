@@ -46,10 +46,12 @@ class Private:
 
     @property
     def name(self) -> str:
+        """The private's full dotted name: `module` or `module.attribute`."""
         return self.module + (f".{self.attribute}" if self.attribute else "")
 
     @property
     def leaf(self) -> str:
+        """The last component of the name (e.g. `_var_list`)."""
         return (self.attribute or self.module).rsplit(".", 1)[-1]
 
 

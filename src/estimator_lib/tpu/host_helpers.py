@@ -74,10 +74,20 @@ class InstallSignalHandlerHook(tf.compat.v1.train.SessionRunHook):
         self._signal_fn = signal.getsignal(signal.SIGINT)
 
     def before_run(self, run_context):
+        """Restores SIGINT's default action, so that Ctrl-C ends the process.
+
+        Args:
+            run_context: The `SessionRunContext` of the run (unused).
+        """
         del run_context
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     def end(self, session):
+        """Puts back the SIGINT handler in force when the hook was built.
+
+        Args:
+            session: The session about to close (unused).
+        """
         del session
         signal.signal(signal.SIGINT, self._signal_fn)
 
@@ -89,6 +99,12 @@ class MultiHostDatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
         self._initializers = dataset_initializers
 
     def after_create_session(self, session, coord):
+        """Runs the dataset initializers and logs how many seconds they took.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         del coord
         start = time.time()
         session.run(self._initializers)

@@ -85,6 +85,13 @@ _TPU_ONLY_EXPORT_MESSAGE = (
 
 
 class ExportSavedModelApiVersion(enum.Enum):
+    """How `TPUEstimator.export_saved_model` builds the MetaGraph for TPU serving.
+
+    `V1` (the default) calls the model_fn inside `tf.compat.v1.tpu.rewrite`, with
+    `params["use_tpu"]` False, as the original passed it; `V2` calls it plainly, with
+    `params["use_tpu"]` True, and the model_fn may call `tpu.rewrite` itself. The
+    CPU MetaGraph is the same either way. `TPUEstimator` also takes 1 or 2.
+    """
     V1 = 1
     V2 = 2
 

@@ -74,20 +74,40 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         self._flush_ops = []
 
     def begin(self):
+        """Finds the graph's summary-writer initializers, and builds a flush op for each writer."""
         self._init_ops = tf.compat.v1.get_collection(_SUMMARY_WRITER_INIT_COLLECTION)
         # Each initializer's first input is the writer resource it creates.
         self._flush_ops = [tf.raw_ops.FlushSummaryWriter(writer=op.inputs[0])
                            for op in self._init_ops]
 
     def after_create_session(self, session, coord):
+        """Initialises the summary writers in the new session.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         del coord
         session.run(self._init_ops)
 
     def before_run(self, run_context):
+        """Runs the host call's ops with the step.
+
+        Args:
+            run_context: The `SessionRunContext` of the run (unused).
+
+        Returns:
+            `SessionRunArgs` fetching the host call's ops.
+        """
         del run_context
         return tf.compat.v1.train.SessionRunArgs(self._fetches)
 
     def end(self, session):
+        """Flushes the summary writers.
+
+        Args:
+            session: The session about to close.
+        """
         session.run(self._flush_ops)
 
 

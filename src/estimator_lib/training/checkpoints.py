@@ -60,6 +60,11 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
         self._summary_writer = None
 
     def begin(self):
+        """Finds the global-step read and the event writer; calls the listeners' `begin`.
+
+        Raises:
+            RuntimeError: If the graph has no global step.
+        """
         self._summary_writer = tf.compat.v1.summary.FileWriterCache.get(self._checkpoint_dir)
         # The one read of the global step the other hooks fetch too (as the original's
         # hook): one fewer tensor each step than the variable's own read.
@@ -71,6 +76,15 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
             listener.begin()
 
     def after_create_session(self, session, coord):
+        """Writes graph.pbtxt and the meta graph (serialised once), then the first checkpoint.
+
+        The first save happens in a multi-worker job too, as the original's: the chief's
+        initialisation has ended by then, so no worker can restore it instead.
+
+        Args:
+            session: The session just created.
+            coord: The session's coordinator (unused).
+        """
         global_step = session.run(self._global_step_tensor)
         if self._save_graph_def:
             # The graph is finalized now: serialise it once for every save.
@@ -90,9 +104,28 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
         self._timer.update_last_triggered_step(global_step)
 
     def before_run(self, run_context):
+        """Fetches the global step with the run.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global-step read.
+        """
         return tf.compat.v1.train.SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
+        """Saves when the timer is due at the step after the run (read again to be sure).
+
+        Requests a stop when a listener's `after_save` returns True.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the step before the run).
+
+        Raises:
+            RuntimeError: If the checkpoint cannot be written (naming the newest complete one).
+        """
         stale_global_step = run_values.results
         if self._timer.should_trigger_for_step(stale_global_step + 1):
             global_step = run_context.session.run(self._global_step_tensor)
@@ -102,6 +135,11 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
                     run_context.request_stop()
 
     def end(self, session):
+        """Saves the last step unless it was just saved; calls the listeners' `end`.
+
+        Args:
+            session: The session about to close.
+        """
         last_step = session.run(self._global_step_tensor)
         if last_step != self._timer.last_triggered_step():
             self._save(session, last_step)

@@ -41,9 +41,18 @@ class HookPlan:
     listeners_hook: Optional[tf.compat.v1.train.SessionRunHook] = None
 
     def for_task(self, writes: bool) -> List[tf.compat.v1.train.SessionRunHook]:
+        """The hooks a task runs.
+
+        Args:
+            writes: Whether the task writes model_dir (the chief, or the only task).
+
+        Returns:
+            A new list: `chief` when `writes`, else `worker`.
+        """
         return list(self.chief if writes else self.worker)
 
     def describe(self) -> str:
+        """One line for the logs: each list's hook class names, in order."""
         def names(hooks):
             return ", ".join(type(h).__name__ for h in hooks) or "none"
         return f"chief: [{names(self.chief)}]; worker: [{names(self.worker)}]"

@@ -98,6 +98,7 @@ class StopRequest:
 
     @property
     def requested(self) -> bool:
+        """Whether a handled signal has arrived (`signum` is set)."""
         return self.signum is not None
 
 

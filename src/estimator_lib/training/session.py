@@ -31,6 +31,12 @@ class ChiefSessionCreator(tf.compat.v1.train.ChiefSessionCreator):
         self._close_in_background = close_in_background
 
     def create_session(self):
+        """Creates the chief's session, as the base class does, with fast repeated runs.
+
+        Returns:
+            The session, running repeated fetches through callables; with
+            `close_in_background`, one whose `close()` returns at once.
+        """
         session = session_runs.fast_repeated_runs(super().create_session())
         if self._close_in_background:
             return tf_patches.close_in_background(session)

@@ -34,6 +34,17 @@ class StopAtLastStepHook(tf.compat.v1.train.SessionRunHook):
         self._last_step = None
 
     def before_run(self, run_context):
+        """Feeds the loop the stop hooks' smallest last step; fetches the step after the run.
+
+        Args:
+            run_context: The `SessionRunContext` of the run (unused).
+
+        Returns:
+            `SessionRunArgs` fetching the step after the run, feeding the last step.
+
+        Raises:
+            RuntimeError: If a stop hook has no last step once the session exists.
+        """
         del run_context
         last_steps = [_last_step_of(hook) for hook in self._stop_hooks]
         self._last_step = min(last_steps) if last_steps else None
@@ -41,6 +52,12 @@ class StopAtLastStepHook(tf.compat.v1.train.SessionRunHook):
         return tf.compat.v1.train.SessionRunArgs(self._step_after_run, feed_dict=feed)
 
     def after_run(self, run_context, run_values):
+        """Requests a stop once the run has reached the last step.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the step after the run).
+        """
         if self._last_step is not None and run_values.results >= self._last_step:
             run_context.request_stop()
 
@@ -69,9 +86,25 @@ class LoopCheckpointSaverHook(checkpoints.EstimatorCheckpointSaverHook):
         self._step_after_run = step_after_run
 
     def before_run(self, run_context):
+        """Fetches the global step the run's loop ends at.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the step after the run.
+        """
         return tf.compat.v1.train.SessionRunArgs(self._step_after_run)
 
     def after_run(self, run_context, run_values):
+        """Saves at the step the run ended at when the timer is due there (no second read).
+
+        Requests a stop when a listener's `after_save` returns True.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the step after the run).
+        """
         step = int(run_values.results)
         if self._timer.should_trigger_for_step(step):
             self._timer.update_last_triggered_step(step)
@@ -94,11 +127,25 @@ class LoopSummarySaverHook(tf.compat.v1.train.SummarySaverHook):
         self._steps_per_run = steps_per_run
 
     def before_run(self, run_context):
+        """The base hook's fetches, with the step the run's loop ends at added.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` with `step_after_run` among its fetches.
+        """
         args = super().before_run(run_context)
         args.fetches["step_after_run"] = self._step_after_run
         return args
 
     def after_run(self, run_context, run_values):
+        """Writes the run's summaries at the step it ended at (the base hook: the step before + 1).
+
+        Args:
+            run_context: The `SessionRunContext` of the run (unused).
+            run_values: The run's `SessionRunValues` (summaries and the step after the run).
+        """
         del run_context
         if not self._summary_writer:
             return

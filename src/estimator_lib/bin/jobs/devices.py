@@ -39,6 +39,7 @@ class Devices:
         return self.kind == "CPU" and len(self.names) > 1
 
     def describe(self) -> str:
+        """One phrase for the logs and the summary: how many devices, and what they are."""
         count = len(self.names)
         if self.kind == "GPU":
             return f"{count} GPU(s)"

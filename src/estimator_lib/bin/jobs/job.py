@@ -111,6 +111,7 @@ class JobSummary:
     skipped: str = ""
 
     def to_dict(self) -> Dict[str, Any]:
+        """The summary as a plain dict of its fields (for JSON)."""
         return dataclasses.asdict(self)
 
     def _steps(self) -> str:

@@ -177,6 +177,12 @@ def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
 
 
 def write_csv(path: str, rows: Sequence[Dict]) -> None:
+    """Writes the rows as CSV: series, workers, the table's columns, failures.
+
+    Args:
+        path: The file to write (replaced).
+        rows: The rows `make_rows` returned.
+    """
     keys = ["series", "workers"] + [key for key, _ in COLUMNS] + ["failed", "error"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
@@ -186,6 +192,12 @@ def write_csv(path: str, rows: Sequence[Dict]) -> None:
 
 
 def write_json(path: str, report: Dict[str, Any]) -> None:
+    """Writes `report` as indented JSON, keys sorted.
+
+    Args:
+        path: The file to write (replaced).
+        report: A JSON-serialisable dict.
+    """
     with open(path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=2, sort_keys=True)
 

@@ -106,17 +106,35 @@ class TrainProgressHook(tf.compat.v1.train.SessionRunHook):
         self._open_line = False
 
     def begin(self):
+        """Finds the step tensors; on a terminal, keeps log lines off the progress line."""
         self._reset()
         self._tensors = throughput.run_step_tensors() or throughput.global_step_read_tensor()
         if self._interactive:
             tf.get_logger().addFilter(self._filter)
 
     def before_run(self, run_context):
+        """Fetches the global step with the run.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+
+        Returns:
+            `SessionRunArgs` fetching the global step (before and after a steps_per_run
+            loop's run), or None without a global step.
+        """
         if self._tensors is None:
             return None
         return tf.compat.v1.train.SessionRunArgs(self._tensors)
 
     def after_run(self, run_context, run_values):
+        """Updates the step; logs the estimate once, then shows the progress when due.
+
+        Timing starts at the end of the first run, which builds and warms up.
+
+        Args:
+            run_context: The `SessionRunContext` of the run.
+            run_values: The run's `SessionRunValues` (the global step).
+        """
         results = run_values.results
         if results is None:  # No global step: count the runs.
             step = (self._step or 0) + 1
@@ -172,5 +190,10 @@ class TrainProgressHook(tf.compat.v1.train.SessionRunHook):
             self._stream.flush()
 
     def end(self, session):
+        """Ends an open progress line and removes the log filter.
+
+        Args:
+            session: The session about to close (unused).
+        """
         self.clear_line()
         tf.get_logger().removeFilter(self._filter)

@@ -62,14 +62,17 @@ class SparseFeatureColumn:
 
     @property
     def example_indices(self) -> tf.Tensor:
+        """The example of each entry: an int64 tensor [N]."""
         return self._example_indices
 
     @property
     def feature_indices(self) -> tf.Tensor:
+        """The feature id of each entry: an int64 tensor [N]."""
         return self._feature_indices
 
     @property
     def feature_values(self) -> Optional[tf.Tensor]:
+        """The value of each entry (a float32 tensor [N]), or None when every value is 1."""
         return self._feature_values
 
 

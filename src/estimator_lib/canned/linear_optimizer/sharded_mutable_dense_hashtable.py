@@ -43,10 +43,12 @@ class ShardedMutableDenseHashTable:
 
     @property
     def name(self) -> str:
+        """The name scope the tables were created in."""
         return self._table_name
 
     @property
     def table_shards(self) -> List[tf.lookup.experimental.DenseHashTable]:
+        """The `DenseHashTable`s a key is sharded over, in shard order."""
         return self._table_shards
 
     @property

@@ -137,6 +137,14 @@ class ARModel(model.TimeSeriesModel):
             raise ValueError(f"output_window_size must be > 0, got {output_window_size}.")
 
     def initialize_graph(self, input_statistics=None):
+        """Sets the input statistics, then builds the network under the original's `model/` scope.
+
+        The scope is the original's, so that checkpoints carry over in both directions.
+
+        Args:
+            input_statistics: A `math_utils.InputStatistics` the data is normalised with;
+                None for data-independent defaults.
+        """
         super().initialize_graph(input_statistics=input_statistics)
         # The original's variable scope, so checkpoints carry over in both directions.
         self._model_scope = tf.compat.v1.variable_scope("model/", use_resource=True)
@@ -145,6 +153,12 @@ class ARModel(model.TimeSeriesModel):
             output_window_size=self.output_window_size)
 
     def get_start_state(self):
+        """The state before any data: an empty window.
+
+        Returns:
+            (times, values, exogenous): zeros of shapes [input_window_size] (int64),
+            [input_window_size, num_features] and [input_window_size, exogenous_size].
+        """
         return (tf.zeros([self.input_window_size], dtype=tf.int64),
                 tf.zeros([self.input_window_size, self.num_features], dtype=self.dtype),
                 tf.zeros([self.input_window_size, self.exogenous_size], dtype=self.dtype))

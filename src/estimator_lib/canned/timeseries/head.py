@@ -60,10 +60,12 @@ class TimeSeriesRegressionHead(v1_head.V1Head):
 
     @property
     def name(self) -> Optional[str]:
+        """The head's name (suffixes its summaries), or None."""
         return self._name
 
     @property
     def logits_dimension(self) -> int:
+        """Always 1, as the original's (heads must name one; this head reads no logits)."""
         return 1
 
     def create_loss(self, features, mode, logits=None, labels=None):

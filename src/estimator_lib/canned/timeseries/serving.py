@@ -97,7 +97,7 @@ def one_shot_parsing_receiver_fn(model, filtering_length: int, prediction_length
         truncate_values: Whether to cut the values to `filtering_length`.
 
     Returns:
-        A serving input receiver function parsing `tf.Example`s.
+        A serving input receiver function parsing `tf.train.Example`s.
     """
     values_input_dtype = values_input_dtype or tf.float32
     total_length = filtering_length + prediction_length
