@@ -13,6 +13,12 @@ results and errors in Google style; and, over the whole package, at least 95% of
 public functions and methods with three or more parameters have an Args section
 (tools/docstring_coverage.py, issue 38's measure), and every public function, class and
 method of estimator_lib itself has a docstring (the same tool's second count).
+
+Where estimator_lib differs from the original on purpose, the docstring a user would
+look up says so (issue 38): DIFFERENCES maps each numbered item of docs/estimator.md's
+"Deliberate differences" to the public objects whose docstrings must state it and
+cite "docs/estimator.md, deliberate difference N"; its numbers (with NO_PUBLIC_API's)
+must be exactly the section's, so a new difference without docstring coverage fails.
 """
 
 import importlib.util
@@ -24,6 +30,7 @@ import types
 
 import tensorflow as tf
 
+import estimator_lib
 from estimator_lib import compat
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "tf215_names.json")
@@ -58,6 +65,74 @@ EXPECTED_SECTIONS = {
     "EvalSpec": ("Args:", "Raises:"),
     "train_and_evaluate": _ARGS_RETURNS_RAISES,
 }
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ESTIMATOR_MD = os.path.join(_ROOT, "docs", "estimator.md")
+_CANNED_KINDS = ("DNN", "Linear", "DNNLinearCombined", "Baseline")
+_CANNED_V2 = tuple(f"canned.{kind}{role}V2" for kind in _CANNED_KINDS
+                   for role in ("Classifier", "Regressor", "Estimator"))
+_CANNED_V1 = tuple(name[:-2] for name in _CANNED_V2)
+_EARLY_STOPPING = tuple(f"experimental.{name}" for name in (
+    "make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
+    "stop_if_no_decrease_hook", "stop_if_no_increase_hook"))
+
+# docs/estimator.md's deliberate difference N -> the public objects (paths from
+# `estimator_lib`) whose docstrings must say what the original did and what
+# estimator_lib does, citing "docs/estimator.md, deliberate difference N".
+DIFFERENCES = {
+    1: ("Estimator.train",),  # numpy arrays fed, not frozen (the input_fn's)
+    2: ("RunConfig",),  # tf_random_seed also seeds tf_keras initializers
+    3: ("RunConfig",),  # train_distribute: logical devices reach the session
+    4: ("Estimator.train", "Estimator.evaluate"),  # incompatible checkpoint refused
+    5: ("Estimator.train",),  # "made no steps" warning
+    6: ("model_to_estimator",),  # Keras 3 refused with one error
+    7: ("model_to_estimator",),  # Keras loss divided by the replicas once
+    8: ("train_and_evaluate",),  # multi-worker: the hooks' step read has no collective
+    9: ("Estimator.config",),  # the same RunConfig, not a deep copy
+    10: ("model_to_estimator",),  # warm start from every Keras weight
+    11: ("train_and_evaluate",),  # distributed sessions close in the background
+    12: ("train_and_evaluate",),  # bounded start-up wait
+    13: ("model_to_estimator",),  # training loss tagged `loss`
+    14: _CANNED_V2 + _CANNED_V1,  # argument errors when the estimator is built
+    15: _CANNED_V2 + ("Head.create_estimator_spec",),  # optimizer instances
+    16: ("canned.BaselineClassifierV2", "canned.BaselineRegressorV2",
+         "canned.BaselineEstimatorV2", "canned.DNNLinearCombinedEstimatorV2"),
+    17: ("BinaryClassHead", "MultiClassHead", "RegressionHead"),  # label errors
+    18: ("tpu.TPUEstimator",),
+    19: ("RunConfig",),  # the `Using config:` line: only steps_per_run adds to it
+    20: ("Estimator.train",),  # SIGTERM/SIGINT checkpoint first
+    21: ("Estimator.train", "Estimator.evaluate"),  # no tf.data autotune thread
+    22: ("Estimator.train",),  # hooks read the step before its increment
+    23: _EARLY_STOPPING,  # resuming a model_dir trained without such a hook
+    24: ("Estimator.export_saved_model",),  # no TensorFlow deprecation warnings
+}
+# Differences with no public object a user would look up, each with why. None today.
+NO_PUBLIC_API = {}
+
+_CITATION = re.compile(r"docs/estimator\.md, deliberate difference (\d+)\b")
+
+
+def difference_numbers(markdown: str) -> list:
+    """The numbers of the items of a "## Deliberate differences" section, in order."""
+    section = re.search(r"^## Deliberate differences[^\n]*\n(.*?)(?=^## |\Z)", markdown,
+                        re.M | re.S)
+    if not section:
+        return []
+    return [int(n) for n in re.findall(r"^(\d+)\. \*\*", section.group(1), re.M)]
+
+
+def cited_differences(text: str) -> set:
+    """The N of each "docs/estimator.md, deliberate difference N" in text (any wrapping)."""
+    return {int(n) for n in _CITATION.findall(" ".join((text or "").split()))}
+
+
+def resolve(path: str):
+    """The object at `path` from `estimator_lib` (a class's member as the class holds it)."""
+    value = estimator_lib
+    for part in path.split("."):
+        value = inspect.getattr_static(value, part) if inspect.isclass(value) else getattr(
+            value, part)
+    return value
 
 
 def _namespace(path):
@@ -233,6 +308,54 @@ class ApiDocstringsTest(tf.test.TestCase):
         self.assertGreater(len(self.objects), 90)
         self.assertTrue(all(isinstance(v, type) or callable(v) and not isinstance(
             v, types.ModuleType) for _, v in self.objects.values()))
+
+
+class DeliberateDifferencesTest(tf.test.TestCase):
+    """docs/estimator.md's deliberate differences are stated where users look them up."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(_ESTIMATOR_MD) as f:
+            cls.numbers = difference_numbers(f.read())
+
+    def test_the_table_covers_exactly_the_documented_differences(self):
+        self.assertEqual(list(range(1, len(self.numbers) + 1)), self.numbers)
+        self.assertGreaterEqual(len(self.numbers), 24)
+        self.assertEqual(set(), set(DIFFERENCES) & set(NO_PUBLIC_API))
+        self.assertEqual(sorted(self.numbers), sorted(set(DIFFERENCES) | set(NO_PUBLIC_API)))
+
+    def test_each_difference_is_stated_in_its_docstrings(self):
+        missing = {}
+        for number, paths in DIFFERENCES.items():
+            for path in paths:
+                doc = own_doc(resolve(path))
+                if number not in cited_differences(doc) or "original" not in doc:
+                    missing.setdefault(number, []).append(path)
+        self.assertEqual({}, missing)
+
+    def test_every_citation_names_a_documented_difference(self):
+        # Comments and docstrings alike: a renumbered or removed item fails here.
+        unknown = []
+        for directory, _, files in os.walk(os.path.join(_ROOT, "src", "estimator_lib")):
+            for name in sorted(f for f in files if f.endswith(".py")):
+                path = os.path.join(directory, name)
+                with open(path) as f:
+                    text = f.read()
+                unknown += [f"{os.path.relpath(path, _ROOT)}: {n}"
+                            for n in sorted(cited_differences(text) - set(self.numbers))]
+        self.assertEqual([], unknown)
+
+    def test_the_difference_checks_can_fail(self):
+        self.assertEqual({14}, cited_differences(
+            "refused (docs/estimator.md,\n    deliberate difference 14)."))
+        self.assertEqual(set(), cited_differences("docs/estimator.md, deliberate difference"))
+        self.assertNotIn(1, cited_differences("docs/estimator.md, deliberate difference 14"))
+        markdown = ("# T\n\n## Deliberate differences (x)\n\n1. **A.** a\n   b\n"
+                    "2. **B.** c\n\n## Next\n\n3. **C.** not one\n")
+        self.assertEqual([1, 2], difference_numbers(markdown))
+        self.assertEqual([], difference_numbers("# T\n"))
+        self.assertIsInstance(resolve("Estimator.config"), property)
+        self.assertIs(estimator_lib.RunConfig, resolve("RunConfig"))
 
 
 if __name__ == "__main__":

@@ -117,7 +117,9 @@ def _optimizer_arg(optimizer, *, v2):
 class BaselineClassifierV2(Estimator):
     """Predicts the class prior (tf.estimator.BaselineClassifier).
 
-    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's.
+    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's. With
+    several features it trains; the original failed as its session started
+    (FailedPreconditionError; docs/estimator.md, deliberate difference 16).
 
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
@@ -129,13 +131,19 @@ class BaselineClassifierV2(Estimator):
             ids.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: A `RunConfig`.
         loss_reduction: How the per-example losses are reduced over the batch (a
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -168,8 +176,10 @@ class BaselineClassifier(EstimatorV1):
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -187,6 +197,9 @@ class BaselineClassifier(EstimatorV1):
 class BaselineRegressorV2(Estimator):
     """Predicts the label mean (tf.estimator.BaselineRegressor).
 
+    With several features it trains; the original failed as its session started
+    (FailedPreconditionError; docs/estimator.md, deliberate difference 16).
+
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
             new temporary directory.
@@ -195,13 +208,19 @@ class BaselineRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: A `RunConfig`.
         loss_reduction: How the per-example losses are reduced over the batch (a
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -231,8 +250,10 @@ class BaselineRegressor(EstimatorV1):
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -249,6 +270,10 @@ class BaselineRegressor(EstimatorV1):
 class BaselineEstimatorV2(Estimator):
     """A learned bias with a head you give (tf.estimator.BaselineEstimator).
 
+    Under a strategy with several replicas the loss is divided by the replica count
+    when the head's own `loss_reduction` averages it; the original assumed every
+    head averaged (docs/estimator.md, deliberate difference 16).
+
     Args:
         head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
             predictions.
@@ -256,11 +281,17 @@ class BaselineEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: A `RunConfig`.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
@@ -284,8 +315,10 @@ class BaselineEstimator(EstimatorV1):
         config: A `RunConfig`.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):

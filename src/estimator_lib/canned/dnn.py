@@ -307,12 +307,22 @@ class DNNClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Adagrad' (default), 'Adam', 'Ftrl', 'RMSProp', 'SGD', a
             tf.keras legacy optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         activation_fn: Hidden layers' activation (default relu).
         dropout: Probability of dropping a hidden unit while training, or None.
         config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
         batch_norm: Batch normalization after each hidden layer.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -357,8 +367,10 @@ class DNNClassifier(EstimatorV1):
         batch_norm: Whether to apply batch normalization after each hidden layer.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -392,6 +404,10 @@ class DNNRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -402,8 +418,10 @@ class DNNRegressorV2(Estimator):
         batch_norm: Whether to apply batch normalization after each hidden layer.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -444,8 +462,10 @@ class DNNRegressor(EstimatorV1):
         batch_norm: Whether to apply batch normalization after each hidden layer.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -475,6 +495,10 @@ class DNNEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -483,8 +507,10 @@ class DNNEstimatorV2(Estimator):
         batch_norm: Whether to apply batch normalization after each hidden layer.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
@@ -518,8 +544,10 @@ class DNNEstimator(EstimatorV1):
         batch_norm: Whether to apply batch normalization after each hidden layer.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,

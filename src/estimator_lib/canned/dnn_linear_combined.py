@@ -243,7 +243,11 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
+            an instance is copied into each graph, and a new-style Keras optimizer
+            converted to its legacy class with a warning; the original failed
+            at a second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -261,8 +265,10 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
@@ -313,8 +319,10 @@ class DNNLinearCombinedClassifier(_CombinedBase, EstimatorV1):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     _V2 = False
@@ -349,7 +357,11 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
+            an instance is copied into each graph, and a new-style Keras optimizer
+            converted to its legacy class with a warning; the original failed
+            at a second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -365,8 +377,10 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
@@ -415,8 +429,10 @@ class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     _V2 = False
@@ -443,7 +459,10 @@ class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
 class DNNLinearCombinedEstimatorV2(_CombinedBase):
     """Wide & deep model with a head you give (tf.estimator.DNNLinearCombinedEstimator).
 
-    As in the original, it takes no `warm_start_from`.
+    As in the original, it takes no `warm_start_from`. Under a strategy with several
+    replicas the loss is divided by the replica count when the head's own
+    `loss_reduction` averages it; the original assumed every head averaged
+    (docs/estimator.md, deliberate difference 16).
 
     Args:
         head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
@@ -454,7 +473,11 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
+            an instance is copied into each graph, and a new-style Keras optimizer
+            converted to its legacy class with a warning; the original failed
+            at a second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -464,8 +487,10 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, model_dir=None, linear_feature_columns=None,
@@ -506,8 +531,10 @@ class DNNLinearCombinedEstimator(_CombinedBase, EstimatorV1):
             'sum', 'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     _V2 = False

@@ -111,11 +111,21 @@ class LinearClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer,
             a callable returning one, or a `LinearSDCA` (binary classification).
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
         sparse_combiner: 'sum' (default), 'mean' or 'sqrtn' for multivalent
             categorical features.
+
+    Raises:
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -156,8 +166,10 @@ class LinearClassifier(EstimatorV1):
             'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -186,6 +198,10 @@ class LinearRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: A `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
         loss_reduction: How the per-example losses are reduced over the batch (a
@@ -194,8 +210,10 @@ class LinearRegressorV2(Estimator):
             'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -233,8 +251,10 @@ class LinearRegressor(EstimatorV1):
             'mean' or 'sqrtn'.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -262,14 +282,20 @@ class LinearEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
+            An instance is copied into each graph and a new-style Keras optimizer is
+            converted to its legacy class, with a warning; the original failed at a
+            second `train()` (`Cannot set iterations`) or in graph mode
+            (docs/estimator.md, deliberate difference 15).
         config: A `RunConfig`.
         sparse_combiner: How a sparse column's several values per example combine: 'sum',
             'mean' or 'sqrtn'.
         warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
@@ -297,8 +323,10 @@ class LinearEstimator(EstimatorV1):
         warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
 
     Raises:
-        ValueError: If an argument is invalid (for example a bad `n_classes` or an
-            unknown optimizer name).
+        ValueError: If an argument is invalid (for example a bad `n_classes`, an
+            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
+            as the estimator is built, where the original raised most of these at the
+            first `train()` (docs/estimator.md, deliberate difference 14).
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
