@@ -336,12 +336,13 @@ class DeliberateDifferencesTest(tf.test.TestCase):
     def test_every_citation_names_a_documented_difference(self):
         # Comments and docstrings alike: a renumbered or removed item fails here.
         unknown = []
-        for directory, _, files in os.walk(os.path.join(_ROOT, "src", "estimator_lib")):
+        package = os.path.dirname(os.path.abspath(estimator_lib.__file__))
+        for directory, _, files in os.walk(package):
             for name in sorted(f for f in files if f.endswith(".py")):
                 path = os.path.join(directory, name)
                 with open(path) as f:
                     text = f.read()
-                unknown += [f"{os.path.relpath(path, _ROOT)}: {n}"
+                unknown += [f"{os.path.relpath(path, os.path.dirname(package))}: {n}"
                             for n in sorted(cited_differences(text) - set(self.numbers))]
         self.assertEqual([], unknown)
 
