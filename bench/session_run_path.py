@@ -91,9 +91,10 @@ def main(argv=None):
                     run(fetches())
             results[name][0].append((time.process_time() - cpu) / args.runs * 1e6)
             results[name][1].append((time.perf_counter() - wall) / args.runs * 1e6)
+    monitored = "; options and run_metadata as MonitoredSession" if args.as_monitored else ""
     print(provenance.line(started) + f"; TF {tf.__version__}; {args.rounds} rounds of "
-          f"{args.runs} runs each way, interleaved"
-          f"{'; options and run_metadata as MonitoredSession' if args.as_monitored else ''}; µs a run, median (min-max) over rounds")
+          f"{args.runs} runs each way, interleaved{monitored}; µs a run, median (min-max) "
+          f"over rounds")
     print()
     print("| way | CPU µs a run | wall µs a run | CPU x Session.run |")
     print("|---|---:|---:|---:|")

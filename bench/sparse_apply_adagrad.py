@@ -135,10 +135,12 @@ def main(argv=None):
                                 count += 1
                 own[name].append(total / max(count, 1))
     noop = statistics.median(cpu["no-op chain"])
+    threads = (f"; intra_op_parallelism_threads={args.intra_op_threads}"
+               if args.intra_op_threads else "")
     print(provenance.line(started) + f"; TF {tf.__version__}; {args.rounds} rounds of "
           f"{args.runs} runs of a chain of {args.chain}, interleaved; [{VOCAB}, {DIM}] "
-          f"float32 table, {ROWS} distinct int64 rows"
-          f"{f'; intra_op_parallelism_threads={args.intra_op_threads}' if args.intra_op_threads else ''}; µs per op, median (min-max) over rounds")
+          f"float32 table, {ROWS} distinct int64 rows{threads}; µs per op, median "
+          f"(min-max) over rounds")
     print()
     print("| path | op's own time (step stats) | run CPU over the no-op chain | "
           "table bit-identical to V2's |")

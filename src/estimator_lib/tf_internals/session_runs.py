@@ -15,11 +15,11 @@ failing step raises what `Session.run` raises: the failing op attached, its
 message interpolated with where the op was created.
 
 On a local session a run goes further: TensorFlow's callable would still rebuild
-the nested result structure every run (`_FetchHandler.build_results`, about 16 µs
-of a canned estimator's step, docs/benchmarks.md). Instead the structure's distinct
-tensors and ops run as flat lists through the very call `make_callable` makes
-(`TF_SessionRun`, with the run's options and run metadata), and a packer made once
-per structure puts the values back. The packer is made from what TensorFlow's own
+the nested result structure every run (`_FetchHandler.build_results`, 16-36 µs a
+run of a canned estimator's structure, docs/benchmarks.md). Instead the
+structure's distinct tensors and ops run as flat lists through the very call
+`make_callable` makes (`TF_SessionRun`, with the run's options and run
+metadata), and a packer made once per structure puts the values back. The packer is made from what TensorFlow's own
 fetch handler builds when given placeholders for the values, so the structure, its
 container types and the values shared between duplicate fetches are what
 `Session.run` gives; a structure it cannot copy that way (tensor handles,
