@@ -8,6 +8,8 @@ import numpy as np
 import tensorflow as tf
 
 import estimator_lib  # noqa: F401  (legacy Keras switch before TensorFlow's)
+# pylint: disable-next=g-direct-tensorflow-import
+from tensorflow.python.client import pywrap_tf_session as tf_session
 from estimator_lib.tf_internals import session_runs
 
 Pair = collections.namedtuple("Pair", ["a", "b"])
@@ -54,10 +56,18 @@ class RepeatedRunsTest(tf.test.TestCase):
         key = _Key()
         for fetches in (self.c, self.inc, "c:0", [self.inc, self.c],
                         {"caller": [self.inc, self.c], key: {"v": self.v_now}},
-                        Pair(self.c, (self.inc, "c:0")), self.sparse):
+                        Pair(self.c, (self.inc, "c:0")), self.sparse,
+                        collections.OrderedDict(a=self.c), [],
+                        {"a": self.c, "b": [self.c, self.inc], key: ()}):
             plain, fast = self._both(fetches)
             self._assert_same(plain, fast)
         self.assertEqual(self.plain.run(self.v), self.fast.run(self.v))  # both stepped alike
+
+    def test_a_tensor_fetched_twice_is_one_value_as_session_run_gives(self):
+        for session in (self.plain, self.fast):
+            for _ in range(2):  # The fast session's second run is its callable's.
+                result = session.run({"a": self.c, "b": [self.c, self.inc]})
+                self.assertIs(result["a"], result["b"][0])
 
     def _assert_same(self, plain, fast):
         self.assertEqual(type(plain), type(fast))
@@ -80,11 +90,12 @@ class RepeatedRunsTest(tf.test.TestCase):
 
     def test_an_equal_structure_reuses_its_callable(self):
         key = _Key()
-        with mock.patch.object(self.fast, "make_callable",
-                               wraps=self.fast.make_callable) as make:
-            for _ in range(3):
+        traced = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+        with mock.patch.object(session_runs, "_flat_run", wraps=session_runs._flat_run) as make:
+            for options in (None, traced, None):
                 # A new dict each run, as MonitoredSession builds one for every step.
-                result = self.fast.run({"caller": [self.inc, self.c], key: self.v_now})
+                result = self.fast.run({"caller": [self.inc, self.c], key: self.v_now},
+                                       options=options)
                 self.assertAllEqual(result["caller"][1], [1.0, 2.0])
                 self.assertLen(result, 2)
             self.assertEqual(make.call_count, 1)
@@ -92,6 +103,36 @@ class RepeatedRunsTest(tf.test.TestCase):
             self.assertEqual(make.call_count, 2)
             self.fast.run({"caller": [self.inc, self.c], key: self.v_now})
             self.assertEqual(make.call_count, 2)
+
+    def test_traced_and_untraced_runs_share_session_runs_executors(self):
+        # TF_SessionRun keeps one set of executors per list of fetched and target names,
+        # for every run of the session; a C++ callable (_make_callable_from_options)
+        # builds its own, which a traced run (a hook's RunOptions) then built again
+        # inside the traced step (InputStallHook read that as compute).
+        calls = []
+
+        def session_run(options, feeds, fetch_list, target_list, metadata):
+            calls.append(([(tf_session.TF_OperationName(o.oper), o.index) for o in fetch_list],
+                          [tf_session.TF_OperationName(op) for op in target_list],
+                          options is not None))
+            return real(options, feeds, fetch_list, target_list, metadata)
+
+        real = self.fast._call_tf_sessionrun
+        key, other = _Key(), _Key()
+        traced = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.SOFTWARE_TRACE)
+        with mock.patch.object(self.fast, "_call_tf_sessionrun", session_run), \
+                mock.patch.object(self.fast, "_make_callable_from_options") as callable_:
+            self.fast.run({"caller": [self.inc, self.c]}, options=tf.compat.v1.RunOptions(),
+                          run_metadata=tf.compat.v1.RunMetadata())
+            metadata = tf.compat.v1.RunMetadata()
+            self.fast.run({"caller": [self.inc, self.c], key: self.c, other: (self.inc,)},
+                          options=traced, run_metadata=metadata)
+        callable_.assert_not_called()
+        self.assertTrue(metadata.step_stats.dev_stats)
+        self.assertLen(calls, 2)  # Both runs: the same names, so the same executors.
+        self.assertEqual(calls[0][:2], calls[1][:2])
+        self.assertIn(("c", 0), calls[0][0])
+        self.assertEqual([traced for _, _, traced in calls], [False, True])
 
     def test_runs_that_feed_take_session_run(self):
         with mock.patch.object(self.fast, "make_callable") as make:
