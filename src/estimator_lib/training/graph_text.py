@@ -19,6 +19,7 @@ something else, text that is not ASCII), the Python printer writes the file, as 
 """
 
 import functools
+import operator
 import re
 from typing import Optional
 
@@ -30,6 +31,7 @@ from google.protobuf import message_factory
 from google.protobuf import text_format
 from google.protobuf.internal import type_checkers
 
+_ENTRY_KEY = operator.attrgetter("key")
 _FLOAT_TYPES = (descriptor.FieldDescriptor.TYPE_FLOAT, descriptor.FieldDescriptor.TYPE_DOUBLE)
 
 
@@ -105,7 +107,7 @@ class _Schema:
                 if not values:
                     continue
                 if is_map:
-                    values.sort(key=_entry_key)
+                    values.sort(key=_ENTRY_KEY)
                     if below:
                         for entry in values:
                             if entry.HasField("value"):
@@ -130,10 +132,6 @@ def _collect(message_type, types):
             _collect(field.message_type, types)
 
 
-def _entry_key(entry):
-    return entry.key
-
-
 def _strip_map_entries(message_types):
     for message_type in message_types:
         if message_type.options.map_entry:
@@ -147,16 +145,13 @@ def _schema() -> Optional[_Schema]:
     return schema if schema.usable else None
 
 
-def _python_number(match, double_names) -> str:
-    indent, name, text = match.groups()
+def _python_number(name: str, text: str, double_names) -> str:
     value = float(text)
     if value != value:
-        printed = "nan"
-    elif name in double_names:
-        printed = str(value)
-    else:
-        printed = str(type_checkers.ToShortestFloat(type_checkers.TruncateToFourByteFloat(value)))
-    return f"{indent}{name}: {printed}"
+        return "nan"
+    if name in double_names:
+        return str(value)
+    return str(type_checkers.ToShortestFloat(type_checkers.TruncateToFourByteFloat(value)))
 
 
 def graph_text(graph_def) -> str:
@@ -178,4 +173,13 @@ def graph_text(graph_def) -> str:
         # The printers' escaping of non-ASCII text is not shown equal here: the slow way.
         return text_format.MessageToString(graph_def)
     double_names = schema.double_names
-    return schema.float_line.sub(lambda match: _python_number(match, double_names), text)
+    printed = {}  # A graph repeats its constants' values (1, 0, 0.5, ...): each printed once.
+
+    def python_line(match):
+        indent, name, number = match.groups()
+        key = (name, number)
+        if key not in printed:
+            printed[key] = _python_number(name, number, double_names)
+        return f"{indent}{name}: {printed[key]}"
+
+    return schema.float_line.sub(python_line, text)
