@@ -20,7 +20,6 @@ something else, text that is not ASCII), the Python printer writes the file, as 
 
 import functools
 import operator
-import re
 from typing import Optional
 
 import tensorflow as tf
@@ -70,9 +69,8 @@ class _Schema:
                     other_names.add(field.name)
         # A printed line `name: value` is a float's only where no other field has the name.
         self.usable = not float_names & other_names
+        self.float_names = sorted(float_names)
         self.double_names = double_names
-        names = "|".join(sorted(map(re.escape, float_names))) or "(?!)"
-        self.float_line = re.compile(rf"^( *)({names}): (\S+)$", re.MULTILINE)
         # Which types hold a map, directly or below (a fixed point: the schema recurses).
         holds = {name for name, message_type in types.items()
                  if any(_is_map(field) for field in message_type.fields)}
@@ -172,14 +170,34 @@ def graph_text(graph_def) -> str:
     if not text.isascii():
         # The printers' escaping of non-ASCII text is not shown equal here: the slow way.
         return text_format.MessageToString(graph_def)
-    double_names = schema.double_names
+    return _python_floats(text, schema.float_names, schema.double_names)
+
+
+def _python_floats(text: str, float_names, double_names) -> str:
+    """Rewrites each float field's line `name: number` as the Python printer prints it."""
+    edits = []
     printed = {}  # A graph repeats its constants' values (1, 0, 0.5, ...): each printed once.
-
-    def python_line(match):
-        indent, name, number = match.groups()
-        key = (name, number)
-        if key not in printed:
-            printed[key] = _python_number(name, number, double_names)
-        return f"{indent}{name}: {printed[key]}"
-
-    return schema.float_line.sub(python_line, text)
+    for name in float_names:
+        needle = f"{name}: "
+        at = text.find(needle)
+        while at >= 0:
+            line_start = text.rfind("\n", 0, at) + 1
+            start = at + len(needle)
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            if not text[line_start:at].strip(" "):  # The field's own line, not inside a string.
+                key = (name, text[start:end])
+                if key not in printed:
+                    printed[key] = _python_number(name, key[1], double_names)
+                edits.append((start, end, printed[key]))
+            at = text.find(needle, end)
+    if not edits:
+        return text
+    edits.sort()
+    pieces, done = [], 0
+    for start, end, number in edits:
+        pieces.append(text[done:start])
+        pieces.append(number)
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)

@@ -30,6 +30,8 @@ def _awkward_graph_def():
             tf.constant(value, tf.float64, name="double")
         tf.constant([0.5 + 1j], tf.complex64, name="complex")
         tf.constant([b"\x00\x01\x7f\xff'\"\\\n\t\r ?abc", "é".encode()], name="bytes")
+        # Strings that look like float lines: left as they are.
+        tf.constant([b"f: 1", b"\n  f: 1", b"float_val: 1"], name="lookalikes")
 
         @tf.function
         def scale(a):
