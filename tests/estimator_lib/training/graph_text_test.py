@@ -3,6 +3,7 @@
 import os
 import re
 import tempfile
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -81,6 +82,19 @@ class GraphTextTest(tf.test.TestCase):
         text = graph_text.graph_text(graph_def)
         self.assertIn("café", text)
         self.assertEqual(text_format.MessageToString(graph_def), text)
+
+    def test_another_protobuf_runtime_takes_the_python_printer(self):
+        graph_def = _awkward_graph_def()
+        graph_text._schema.cache_clear()
+        try:
+            with mock.patch.object(graph_text.api_implementation, "Type",
+                                   return_value="cpp"):
+                self.assertIsNone(graph_text._schema())
+                self.assertEqual(text_format.MessageToString(graph_def),
+                                 graph_text.graph_text(graph_def))
+        finally:
+            graph_text._schema.cache_clear()
+        self.assertIsNotNone(graph_text._schema())
 
     def test_estimator_graph_pbtxt_is_the_python_printers_text_of_its_meta_graph(self):
         # model_to_estimator on the 2 logical CPU devices (conftest): the graph the
