@@ -10,10 +10,13 @@ original wrote it, and the `.meta` files import and restore with
 """
 
 import os
+import sys
 from typing import Iterable, Optional
 
 import tensorflow as tf
 from tensorflow.python.training import training_util  # pylint: disable=g-direct-tensorflow-import
+
+from estimator_lib.training import graph_text
 
 logging = tf.compat.v1.logging
 
@@ -93,7 +96,7 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
             saver = self._get_saver()
             self._meta_graph_def = tf.compat.v1.train.export_meta_graph(
                 graph_def=graph_def, saver_def=saver.saver_def if saver else None)
-            tf.io.write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+            _write_graph_text(graph_def, self._checkpoint_dir)
             self._summary_writer.add_event(
                 tf.compat.v1.Event(graph_def=graph_def.SerializeToString()))
             self._summary_writer.add_meta_graph(self._meta_graph_def)
@@ -188,6 +191,16 @@ class EstimatorCheckpointSaverHook(tf.compat.v1.train.SessionRunHook):
             raise RuntimeError(f"More than one item in collection SAVERS: {savers}.")
         self._saver = savers[0]
         return self._saver
+
+
+def _write_graph_text(graph_def, directory: str) -> None:
+    """graph.pbtxt, the bytes `tf.io.write_graph` writes, printed by protobuf's C printer."""
+    if sys.byteorder != "little":  # write_graph swaps tensor bytes first there.
+        tf.io.write_graph(graph_def, directory, "graph.pbtxt")
+        return
+    tf.io.gfile.makedirs(directory)
+    _write_atomically(os.path.join(directory, "graph.pbtxt"),
+                      graph_text.graph_text(graph_def).encode("utf-8"))
 
 
 def _write_atomically(path: str, data: bytes) -> None:

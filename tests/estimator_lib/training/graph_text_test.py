@@ -1,0 +1,130 @@
+"""graph.pbtxt printed by protobuf's C printer: the same bytes as tf.io.write_graph's."""
+
+import os
+import re
+import tempfile
+from unittest import mock
+
+import numpy as np
+import tensorflow as tf
+import tf_keras
+from google.protobuf import text_format
+
+import estimator_lib as el
+from estimator_lib.training import graph_text
+
+
+def _awkward_graph_def():
+    """Every kind of value the rewrite handles: floats, doubles, bytes, maps in maps."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+        kernel = tf.compat.v1.get_variable("kernel", [3, 2])
+        loss = tf.reduce_mean(tf.nn.leaky_relu(tf.matmul(x, kernel), alpha=0.3))
+        tf.compat.v1.train.AdamOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_or_create_global_step())
+        # Scalars: their value is printed as float_val / double_val (arrays as bytes).
+        for value in [1.0, 0.1, 0.9, -0.0, float("nan"), float("-inf"), 1e-45, 3.4e38,
+                      0.27216554, 16777217.0, -1.0954452]:
+            tf.constant(value, tf.float32, name="float")
+        for value in [1.0, 0.1, -0.0, float("nan"), 1e-300, 1 / 3]:
+            tf.constant(value, tf.float64, name="double")
+        tf.constant([0.5 + 1j], tf.complex64, name="complex")
+        tf.constant([b"\x00\x01\x7f\xff'\"\\\n\t\r ?abc", "é".encode()], name="bytes")
+        # Strings that look like float lines: left as they are.
+        tf.constant([b"f: 1", b"\n  f: 1", b"float_val: 1"], name="lookalikes")
+
+        @tf.function
+        def scale(a):
+            return a * 2.5 + 1.0
+
+        scale.get_concrete_function(tf.TensorSpec([None], tf.float32)).add_to_graph(graph)
+        # A function attr whose own attrs hold a function attr: maps inside maps.
+        inner = tf.compat.v1.AttrValue(func=tf.compat.v1.NameAttrList(name="scale", attr={
+            "z": tf.compat.v1.AttrValue(i=1), "a": tf.compat.v1.AttrValue(f=0.1),
+            "m": tf.compat.v1.AttrValue(func=tf.compat.v1.NameAttrList(
+                name="scale", attr={"y": tf.compat.v1.AttrValue(b=True),
+                                    "b": tf.compat.v1.AttrValue(s=b"q")}))}))
+    graph_def = graph.as_graph_def(add_shapes=True)
+    graph_def.node[0].attr["zz_nested"].CopyFrom(inner)
+    graph_def.node[0].attr["aa_list"].list.f.extend([0.1, 2.0])
+    return graph_def
+
+
+class GraphTextTest(tf.test.TestCase):
+
+    def test_same_text_as_the_python_printer(self):
+        graph_def = _awkward_graph_def()
+        self.assertEqual(text_format.MessageToString(graph_def),
+                         graph_text.graph_text(graph_def))
+
+    def test_maps_are_sorted_and_floats_printed_as_python_prints_them(self):
+        # The two differences the rewrite exists for, shown on their own (so that a
+        # rewrite that stopped making them fails here, not only in the comparison).
+        graph_def = _awkward_graph_def()
+        text = graph_text.graph_text(graph_def)
+        self.assertIn("float_val: 0.27216554\n", text)
+        self.assertIn("float_val: 1.0\n", text)
+        self.assertIn("double_val: 0.3333333333333333\n", text)
+        self.assertIn("float_val: nan\n", text)
+        self.assertIn("float_val: -0.0\n", text)
+        first_node = text[:text.index("\n}\n")]
+        for indent, expected in [(4, ["_output_shapes", "aa_list", "dtype", "shape",
+                                      "zz_nested"]),
+                                 (10, ["a", "m", "z"]), (16, ["b", "y"])]:
+            keys = re.findall(rf'^ {{{indent}}}key: "(.*)"$', first_node, re.MULTILINE)
+            self.assertEqual(expected, keys)
+
+    def test_non_ascii_text_takes_the_python_printer(self):
+        # Not ASCII: left to the Python printer (how each printer escapes it may differ).
+        graph_def = _awkward_graph_def()
+        graph_def.node[0].device = "/job:café"
+        text = graph_text.graph_text(graph_def)
+        self.assertIn("café", text)
+        self.assertEqual(text_format.MessageToString(graph_def), text)
+
+    def test_another_protobuf_runtime_takes_the_python_printer(self):
+        graph_def = _awkward_graph_def()
+        graph_text._schema.cache_clear()
+        try:
+            with mock.patch.object(graph_text.api_implementation, "Type",
+                                   return_value="cpp"):
+                self.assertIsNone(graph_text._schema())
+                self.assertEqual(text_format.MessageToString(graph_def),
+                                 graph_text.graph_text(graph_def))
+        finally:
+            graph_text._schema.cache_clear()
+        self.assertIsNotNone(graph_text._schema())
+
+    def test_estimator_graph_pbtxt_is_the_python_printers_text_of_its_meta_graph(self):
+        # model_to_estimator on the 2 logical CPU devices (conftest): the graph the
+        # first-step profile measured. graph.pbtxt is the same graph as model.ckpt-0.meta's.
+        model = tf_keras.Sequential([
+            tf_keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 1)),
+            tf_keras.layers.Dropout(0.25),
+            tf_keras.layers.Flatten(),
+            tf_keras.layers.Dense(3)])
+        model.compile(tf_keras.optimizers.legacy.Adam(0.01),
+                      tf_keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        strategy = tf.distribute.MirroredStrategy(["CPU:0", "CPU:1"])
+        estimator = el.model_to_estimator(
+            model, config=el.RunConfig(model_dir=model_dir, train_distribute=strategy))
+        images = np.random.RandomState(0).rand(16, 8, 8, 1).astype(np.float32)
+        labels = np.arange(16, dtype=np.int64) % 3
+
+        def input_fn():
+            return tf.data.Dataset.from_tensor_slices((images, labels)).batch(4).repeat()
+
+        estimator.train(input_fn, steps=1)
+        meta = tf.compat.v1.MetaGraphDef()
+        with open(os.path.join(model_dir, "model.ckpt-0.meta"), "rb") as f:
+            meta.ParseFromString(f.read())
+        with open(os.path.join(model_dir, "graph.pbtxt")) as f:
+            written = f.read()
+        self.assertGreater(len(meta.graph_def.node), 100)
+        self.assertEqual(text_format.MessageToString(meta.graph_def), written)
+
+
+if __name__ == "__main__":
+    tf.test.main()
