@@ -10,7 +10,10 @@ session run, so the kernel's time is not lost in the run's fixed cost. Two figur
 per path, median (min-max) over rounds, µs per op: the op's own time in the step
 stats (as canned_op_profile.py counts it) and the run's CPU time over the chain
 less that of the same chain of no-ops. Each path's table after one update is
-compared bit for bit with the Keras path's.
+compared bit for bit with the Keras path's. Two more rows: the same update written
+with generic ops (gather the rows, the kernel's arithmetic in its order, scatter them
+back), and FTRL's sparse kernel (LinearClassifier's default optimizer; a different
+formula, timed only, with a zeroed `linear` slot assigned before it).
 
     /work/main/.venv/bin/python bench/sparse_apply_adagrad.py   # TF 2.21
     /tmp/tf215/bin/python bench/sparse_apply_adagrad.py         # TF 2.15
@@ -59,9 +62,25 @@ def _paths(tf):
         return raw.ResourceApplyAdagradV2(var=var, accum=acc, lr=LR, epsilon=EPSILON,
                                           grad=full, use_locking=False)
 
+    def generic(var, acc, grad, ids):  # The kernel's arithmetic, in its order, in generic ops.
+        acc_rows = raw.ResourceGather(resource=acc, indices=ids, dtype=tf.float32) + grad * grad
+        var_rows = (raw.ResourceGather(resource=var, indices=ids, dtype=tf.float32)
+                    - LR * grad / (tf.sqrt(acc_rows) + EPSILON))
+        return tf.group(raw.ResourceScatterUpdate(resource=acc, indices=ids, updates=acc_rows),
+                        raw.ResourceScatterUpdate(resource=var, indices=ids, updates=var_rows))
+
+    def ftrl(var, acc, grad, ids):  # LinearClassifier's default update; another formula.
+        linear = raw.VarHandleOp(dtype=tf.float32, shape=[VOCAB, DIM], shared_name="")
+        with tf.control_dependencies([raw.AssignVariableOp(
+                resource=linear, value=tf.zeros([VOCAB, DIM]))]):
+            return raw.ResourceSparseApplyFtrlV2(
+                var=var, accum=acc, linear=linear, grad=grad, indices=ids, lr=LR, l1=0.0,
+                l2=0.0, l2_shrinkage=0.0, lr_power=-0.5)
+
     return {"V2 (Keras' path)": v2(False), "V2 use_locking": v2(True),
             "V2 int32 indices": v2(False, tf.int32), "V1 (no epsilon)": v1,
-            "dense ApplyAdagradV2": dense}
+            "dense ApplyAdagradV2": dense, "gather/scatter, generic ops": generic,
+            "FtrlV2 (FTRL, not Adagrad)": ftrl}
 
 
 def _build(tf, update, chain, data, config=None):

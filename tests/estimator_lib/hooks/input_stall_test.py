@@ -115,13 +115,25 @@ class InputStallHookTest(tf.test.TestCase):
         self.assertIsNone(hook.fraction())
 
 
-def _slow_map(features, labels):
-    """A costly but sleep-free transformation: 400 chained 128x128 matmuls per batch."""
+def _costly(x):
+    """Costly but sleep-free work on `x`: 400 chained 128x128 matmuls, summed, times 0."""
     seed = tf.random.stateless_uniform([128, 128], seed=[1, 2])
-    start = seed * (1.0 + tf.reduce_mean(features["x"]))  # Depends on the batch: not folded.
+    start = seed * (1.0 + tf.reduce_mean(x))  # Depends on the batch: not folded.
     _, out = tf.while_loop(lambda i, a: i < 400,
                            lambda i, a: (i + 1, tf.tanh(tf.matmul(a, seed))), (0, start))
-    return {"x": features["x"] + 0.0 * tf.reduce_sum(out)}, labels
+    return 0.0 * tf.reduce_sum(out)
+
+
+def _slow_map(features, labels):
+    """The input does the costly work."""
+    return {"x": features["x"] + _costly(features["x"])}, labels
+
+
+def _costly_model_fn(features, labels, mode):
+    """The step does it: a compute-bound step, whatever the machine's load does to the
+    input's thread (a bare linear step is so short that a late prefetch shows as input)."""
+    spec = models.linear_model_fn(features, labels, mode)
+    return spec._replace(loss=spec.loss + _costly(features["x"]))
 
 
 def _input_fn(slow):
@@ -150,7 +162,8 @@ class InputStallTrainingTest(parameterized.TestCase, tf.test.TestCase):
         stall = el.hooks.InputStallHook(every_n_steps=3, warm_steps=2, output_dir=model_dir)
         examples = el.hooks.ExamplesPerSecondHook.for_config(8, config=config, every_n_steps=4,
                                                              warm_steps=2)
-        el.Estimator(models.linear_model_fn, config=config).train(
+        model_fn = models.linear_model_fn if slow else _costly_model_fn
+        el.Estimator(model_fn, config=config).train(
             _input_fn(slow), steps=14, hooks=[stall, examples])
 
         self.assertLen(stall.input_ops, 2)  # One IteratorGetNext per replica.
