@@ -30,10 +30,18 @@ def record(name: str) -> dict:
 
 
 def run_config(model_dir: str) -> RunConfig:
-    """The generator's config: seeded, single-threaded, one checkpoint at the end."""
+    """The generator's config: seeded, single-threaded, one checkpoint at the end.
+
+    Thread pools of the session's own (`use_per_session_threads`): otherwise a session
+    runs on the process's global pool, sized by the first session the process made, so
+    in a test process that already ran others the ops of mini-batch KMeans' unordered
+    ref-variable updates ran on two threads and, once in a full suite, raced (centers
+    1% off). The generator's fresh process had one thread, as this gives.
+    """
     return RunConfig(model_dir=model_dir, tf_random_seed=1,
                      session_config=tf.compat.v1.ConfigProto(
-                         intra_op_parallelism_threads=1, inter_op_parallelism_threads=1),
+                         intra_op_parallelism_threads=1, inter_op_parallelism_threads=1,
+                         use_per_session_threads=True),
                      save_checkpoints_steps=1000, keep_checkpoint_max=1,
                      save_summary_steps=1000)
 
