@@ -79,6 +79,21 @@ def wrap_input_fn(build: Callable[[InputFnCall], tf.data.Dataset], *,
     fixed_mode = mode
 
     def input_fn(mode=None, params=None, config=None, input_context=None):
+        """The dataset for one Estimator call (`help()` on a built input_fn shows this).
+
+        Args:
+            mode: The caller's ModeKeys value; a mode fixed by the builder wins.
+            params: The Estimator's params (unused by the builders here).
+            config: The Estimator's RunConfig.
+            input_context: The `tf.distribute.InputContext` under a strategy that
+                shards input per pipeline, else None.
+
+        Returns:
+            A `tf.data.Dataset` of (features, labels), or features in PREDICT.
+
+        Raises:
+            ValueError: If no mode was given to the builder or the call.
+        """
         effective = fixed_mode if fixed_mode is not None else mode
         if effective is None:
             raise ValueError(
