@@ -9,6 +9,18 @@ and summaries every 100 steps, checkpoints at start and end), then runs `--block
 steps of the floor itself from its `after_run`, and again, `--rounds` times. A third
 loop, `floor+fetches`, runs a callable that fetches what estimator_lib's step fetches
 besides the train op (the loss and the global step), to price the fetch structure.
+Two more price what a program can observe: `tf_classes` runs the step through
+TensorFlow's own `tf.compat.v1.train.MonitoredSession` with fresh instances of the
+hook classes estimator_lib plans (TensorFlow's StopAtStepHook, NanTensorHook,
+LoggingTensorHook, StepCounterHook, SummarySaverHook and CheckpointSaverHook, at
+the same cadences, writing to a scratch folder) over the same session, and so
+through estimator_lib's repeated-run path, as the training loop does (`should_stop()`,
+then `run([train_op, loss])`); `tf_classes+Session.run` does the same
+with `tf.compat.v1.Session.run` itself underneath. Of estimator_lib's code, only that
+repeated-run path runs in `tf_classes`' steps, and none in the other's: what
+`tf_classes` costs over the floor is the floor of any library that keeps those
+classes, which a program sees (the hook plan's types, `run_context.session`, each
+hook's state and results).
 
 Where estimator_lib's µs go: each planned hook's `before_run` and `after_run` are
 timed (per hook class, µs a step, estimator_lib's blocks only); the rest of the
@@ -35,7 +47,7 @@ import provenance  # this folder
 _CNN_BATCH = 512
 _RESNET_BATCH = 64
 _EXAMPLES = 4096
-_FLOOR_LOOPS = 2  # floor, floor+fetches
+_FLOOR_LOOPS = 4  # floor, floor+fetches, tf_classes, tf_classes+Session.run
 
 
 def _parse(argv):
@@ -97,13 +109,62 @@ def _install_hook_timer(timed, floor_hook):
     return lambda: setattr(session_lib, "training_session", original)
 
 
-def _make_floor_hook(tf, *, block, rounds, warm, timed):
+def _plain_runs(session):
+    """`session` seen through a SessionInterface whose `run` is `tf.compat.v1.Session.run`
+    itself (not the instance's repeated-run path)."""
+    from tensorflow.python.client import session as session_lib  # pylint: disable=import-outside-toplevel
+
+    class PlainRuns(session_lib.SessionInterface):
+        graph = property(lambda self: session.graph)
+        sess_str = property(lambda self: session.sess_str)
+
+        def run(self, *args, **kwargs):
+            return type(session).run(session, *args, **kwargs)
+
+        def __getattr__(self, name):
+            return getattr(session, name)
+
+    return PlainRuns()
+
+
+def _tf_classes_session(tf, session, *, train_op, loss, step, cadence, saver, summary_op,
+                        plain_runs):
+    """TensorFlow's MonitoredSession over `session` with the planned hook classes."""
+    scratch = tempfile.mkdtemp(prefix="floor_tf_classes_")
+
+    class Existing(tf.compat.v1.train.SessionCreator):
+        def create_session(self):
+            return _plain_runs(session) if plain_runs else session
+
+    train = tf.compat.v1.train
+    hooks = [train.StopAtStepHook(last_step=10**12), train.NanTensorHook(loss),
+             train.LoggingTensorHook({"loss": loss, "step": step}, every_n_iter=cadence),
+             train.StepCounterHook(every_n_steps=cadence, output_dir=scratch),
+             train.CheckpointSaverHook(scratch, save_secs=600, saver=saver)]
+    if summary_op is not None:
+        hooks.append(train.SummarySaverHook(save_steps=cadence, output_dir=scratch,
+                                             summary_op=summary_op))
+    return train.MonitoredSession(session_creator=Existing(), hooks=hooks)
+
+
+def _train_loop_step(monitored, fetches):
+    """One step of `Estimator.train`'s loop (`while not session.should_stop():
+    session.run([train_op, loss])`) on `monitored`."""
+
+    def step():
+        if not monitored.should_stop():
+            monitored.run(fetches)
+    return step
+
+
+def _make_floor_hook(tf, *, block, rounds, warm, timed, cadence):
 
     class FloorHook(tf.compat.v1.train.SessionRunHook):
         """Alternates estimator_lib's steps with the floor's, `block` steps each."""
 
         def __init__(self):
-            self.per_step = {"estimator_lib": [], "floor": [], "floor+fetches": []}
+            self.per_step = {"estimator_lib": [], "floor": [], "floor+fetches": [],
+                             "tf_classes": [], "tf_classes+Session.run": []}
             # The same in the process's CPU time (all threads): steadier on a loaded machine.
             self.cpu_per_step = {name: [] for name in self.per_step}
             self.steps_timed = 0
@@ -112,6 +173,14 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed):
             self._count = 0
             self._mark = None
             self._cpu_mark = None
+            self._saver = self._summary_op = None
+
+        def begin(self):
+            # While the graph is open: what the TensorFlow-classes loops' hooks need.
+            from tensorflow.python.training import training_util  # pylint: disable=import-outside-toplevel
+            training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+            self._saver = tf.compat.v1.train.Saver()
+            self._summary_op = tf.compat.v1.summary.merge_all()
 
         def after_create_session(self, session, coord):
             self._session = session
@@ -125,6 +194,12 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed):
                     "floor": self._session.make_callable(train_op),
                     "floor+fetches": self._session.make_callable([train_op, loss, step]),
                 }
+                for name, plain in (("tf_classes", False), ("tf_classes+Session.run", True)):
+                    monitored = _tf_classes_session(
+                        tf, self._session, train_op=train_op, loss=loss, step=step,
+                        cadence=cadence, saver=self._saver, summary_op=self._summary_op,
+                        plain_runs=plain)
+                    self._loops[name] = _train_loop_step(monitored, [train_op, loss])
             return None
 
         def after_run(self, run_context, run_values):
@@ -258,7 +333,7 @@ def measure(model, devices, args):
     timed = _Timed()
     block = args.heavy_block if model in ("cnn", "resnet") else args.block
     hook = _make_floor_hook(tf, block=block, rounds=args.rounds, warm=args.warm,
-                            timed=timed)
+                            timed=timed, cadence=cadence)
     restore = _install_hook_timer(timed, hook)
     try:
         cls(config=config, **kwargs).train(input_fn, steps=10**9, hooks=[hook])
@@ -274,36 +349,35 @@ def _span(values, scale=1e6):
     return statistics.median(values), min(values), max(values)
 
 
-def report(results):
-    lines = ["| model | devices | floor (µs/step) | estimator_lib (µs/step) | overhead (µs) | "
-             "overhead (%) | floor+fetches (µs) |", "|---|---:|---:|---:|---:|---:|---:|"]
+_OVER_FLOOR = ("floor+fetches", "tf_classes", "tf_classes+Session.run")
+
+
+def _table(results, key, unit):
+    """One table of `results[key]` (per_step or cpu_per_step): the floor, estimator_lib,
+    its overhead, and each other loop's overhead over the floor, per round."""
+    lines = [f"| model | devices | floor {unit} | estimator_lib {unit} | overhead (µs) | "
+             "overhead (%) | " + " | ".join(f"{name} over floor (µs)" for name in _OVER_FLOOR)
+             + " |", "|---|---:|---:|---:|---:|---:|" + "---:|" * len(_OVER_FLOOR)]
     for r in results:
-        est, floor, fetch = (r["per_step"][k] for k in ("estimator_lib", "floor",
-                                                        "floor+fetches"))
+        loops = r[key]
+        est, floor = loops["estimator_lib"], loops["floor"]
         over = [e - f for e, f in zip(est, floor)]
         pct = [100 * (e - f) / f for e, f in zip(est, floor)]
-        fetch_over = [x - f for x, f in zip(fetch, floor)]
         cells = [f"{m:,.0f} ({lo:,.0f}-{hi:,.0f})" for m, lo, hi in
                  (_span(floor), _span(est), _span(over))]
         pm, plo, phi = _span(pct, 1)
-        fm, flo, fhi = _span(fetch_over)
+        for name in _OVER_FLOOR:
+            m, lo, hi = _span([x - f for x, f in zip(loops[name], floor)])
+            cells.append(f"{m:+,.0f} ({lo:,.0f}-{hi:,.0f})")
         lines.append(f"| {r['label']} | {r['devices']} | {cells[0]} | {cells[1]} | {cells[2]} "
-                     f"| {pm:.1f} ({plo:.1f}-{phi:.1f}) | +{fm:,.0f} ({flo:,.0f}-{fhi:,.0f}) |")
-    lines.append("")
-    lines.append("The same in CPU time (the process's, all threads; µs a step):")
-    lines.append("")
-    lines.append("| model | devices | floor CPU | estimator_lib CPU | overhead CPU (µs) | "
-                 "overhead CPU (%) |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
-    for r in results:
-        est, floor = r["cpu_per_step"]["estimator_lib"], r["cpu_per_step"]["floor"]
-        over = [e - f for e, f in zip(est, floor)]
-        pct = [100 * (e - f) / f for e, f in zip(est, floor)]
-        cells = [f"{m:,.0f} ({lo:,.0f}-{hi:,.0f})" for m, lo, hi in
-                 (_span(floor), _span(est), _span(over))]
-        pm, plo, phi = _span(pct, 1)
-        lines.append(f"| {r['label']} | {r['devices']} | {cells[0]} | {cells[1]} | "
-                     f"{cells[2]} | {pm:.1f} ({plo:.1f}-{phi:.1f}) |")
+                     f"| {pm:.1f} ({plo:.1f}-{phi:.1f}) | " + " | ".join(cells[3:]) + " |")
+    return lines
+
+
+def report(results):
+    lines = _table(results, "per_step", "(µs/step)")
+    lines += ["", "The same in CPU time (the process's, all threads; µs a step):", ""]
+    lines += _table(results, "cpu_per_step", "CPU")
     lines.append("")
     lines.append("Hooks' before_run + after_run, µs a step (estimator_lib's blocks):")
     lines.append("")

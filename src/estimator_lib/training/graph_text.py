@@ -17,24 +17,38 @@ right here:
 Where either rule might not hold (a field name the schema uses for a float and for
 something else, text that is not ASCII, a protobuf runtime other than upb), the Python
 printer writes the file, as before.
+
+Long bytes are the C printer's slow part: a graph that holds its input's arrays as
+constants (16,384 labels: a 655 KB `tensor_content`, 3.7 MB of text) spends most of
+its printing time escaping them. Each node attr's `tensor_content` of 4 KiB or more is
+therefore swapped for a marker before printing and escaped afterwards through the
+Python printer's own table (`text_encoding.CEscape` of each byte value), some 3x faster.
 `graph_text_test.py` compares the two printers on the graphs estimator_lib builds.
 """
 
 import functools
 import operator
-from typing import Optional
+import re
+import secrets
+from typing import List, Optional
 
 import tensorflow as tf
 from google.protobuf import descriptor
 from google.protobuf import descriptor_pb2
 from google.protobuf import descriptor_pool
 from google.protobuf import message_factory
+from google.protobuf import text_encoding
 from google.protobuf import text_format
 from google.protobuf.internal import api_implementation
 from google.protobuf.internal import type_checkers
 
 _ENTRY_KEY = operator.attrgetter("key")
 _FLOAT_TYPES = (descriptor.FieldDescriptor.TYPE_FLOAT, descriptor.FieldDescriptor.TYPE_DOUBLE)
+# A tensor_content this long is escaped after printing (module docstring).
+_LIFT_BYTES = 4096
+# Each byte value as the Python printer escapes it in a bytes field: `str.translate`
+# of the bytes read as Latin-1 gives `text_encoding.CEscape(data, as_utf8=False)`.
+_BYTE_ESCAPES = [text_encoding.CEscape(bytes([value]), False) for value in range(256)]
 
 
 class _Schema:
@@ -171,11 +185,38 @@ def graph_text(graph_def) -> str:
         return text_format.MessageToString(graph_def)
     mirror = schema.graph_def_class.FromString(graph_def.SerializeToString())
     schema.sort_maps(mirror, tf.compat.v1.GraphDef.DESCRIPTOR.full_name)
+    token = secrets.token_hex(8)
+    lifted = _lift_tensor_contents(mirror, token)
     text = str(mirror)
     if not text.isascii():
         # The printers' escaping of non-ASCII text is not shown equal here: the slow way.
         return text_format.MessageToString(graph_def)
-    return _python_floats(text, schema.float_names, schema.double_names)
+    text = _python_floats(text, schema.float_names, schema.double_names)
+    if not lifted:
+        return text
+    text, count = re.subn(
+        f'"{token}:([0-9]+)"',
+        lambda match: '"' + lifted[int(match.group(1))].decode("latin-1").translate(
+            _BYTE_ESCAPES) + '"', text)
+    return text if count == len(lifted) else text_format.MessageToString(graph_def)
+
+
+def _lift_tensor_contents(graph_def, token: str) -> List[bytes]:
+    """Swaps each node attr's long `tensor_content` in `graph_def` (the mirror) for the
+    marker `token:index`; returns the contents, by index."""
+    lifted = []
+    nodes = list(graph_def.node)
+    for function in graph_def.library.function:
+        nodes.extend(function.node_def)
+    for node in nodes:
+        for entry in node.attr:  # The mirror's maps are lists of entries.
+            if not entry.value.HasField("tensor"):
+                continue
+            tensor = entry.value.tensor
+            if len(tensor.tensor_content) >= _LIFT_BYTES:
+                lifted.append(tensor.tensor_content)
+                tensor.tensor_content = f"{token}:{len(lifted) - 1}".encode()
+    return lifted
 
 
 def _python_floats(text: str, float_names, double_names) -> str:

@@ -51,6 +51,24 @@ def _awkward_graph_def():
     return graph_def
 
 
+def _long_constants_graph_def():
+    """Constants of 10 KiB (every byte value), 16 KiB (floats) and 16 bytes, and a
+    function holding one of 10 KiB."""
+    every_byte = np.frombuffer(bytes(range(256)) * 40, np.uint8)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(every_byte, name="every_byte")
+        tf.constant(np.random.RandomState(0).rand(4096).astype(np.float32), name="floats")
+        tf.constant(np.arange(16, dtype=np.uint8), name="short")
+
+        @tf.function
+        def lookup(index):
+            return tf.gather(tf.constant(every_byte[::-1].copy()), index)
+
+        lookup.get_concrete_function(tf.TensorSpec([], tf.int32)).add_to_graph(graph)
+    return graph.as_graph_def()
+
+
 class GraphTextTest(tf.test.TestCase):
 
     def test_same_text_as_the_python_printer(self):
@@ -74,6 +92,30 @@ class GraphTextTest(tf.test.TestCase):
                                  (10, ["a", "m", "z"]), (16, ["b", "y"])]:
             keys = re.findall(rf'^ {{{indent}}}key: "(.*)"$', first_node, re.MULTILINE)
             self.assertEqual(expected, keys)
+
+    def test_long_tensor_contents_are_escaped_as_the_python_printer_escapes_them(self):
+        # Every byte value, in constants long enough to be escaped after printing, in the
+        # graph and in a function of its library; a short one stays with the C printer.
+        graph_def = _awkward_graph_def()
+        graph_def.MergeFrom(_long_constants_graph_def())
+        schema = graph_text._schema()
+        mirror = schema.graph_def_class.FromString(graph_def.SerializeToString())
+        lifted = graph_text._lift_tensor_contents(mirror, "token")
+        self.assertLen(lifted, 3)
+        self.assertIn(bytes(range(256)) * 40, lifted)
+        self.assertIn('tensor_content: "token:2"', str(mirror))
+        self.assertEqual(text_format.MessageToString(graph_def),
+                         graph_text.graph_text(graph_def))
+
+    def test_a_string_that_reads_as_a_marker_takes_the_python_printer(self):
+        graph_def = _long_constants_graph_def()
+        with tf.Graph().as_default() as graph:
+            tf.constant([b"token:0"], name="lookalike")
+        graph_def.MergeFrom(graph.as_graph_def())
+        with mock.patch.object(graph_text.secrets, "token_hex", return_value="token"):
+            text = graph_text.graph_text(graph_def)
+        self.assertEqual(text_format.MessageToString(graph_def), text)
+        self.assertIn('string_val: "token:0"', text)
 
     def test_non_ascii_text_takes_the_python_printer(self):
         # Not ASCII: left to the Python printer (how each printer escapes it may differ).
