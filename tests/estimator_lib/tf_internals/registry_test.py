@@ -42,6 +42,7 @@ _OWN_WRITES = {
     ("training/preemption.py", "request.signum"),
     ("training/preemption.py", "request.frame"),
     ("engine/evaluation.py", "parsed_value.tag"),  # a Summary.Value proto we parsed
+    ("training/graph_text.py", "tensor.tensor_content"),  # in the GraphDef copy we parsed
     ("datasets/image_folder.py", "input_fn.listing"),  # the input_fn we return
     ("legacy/numpy_io.py", "input_fn.*"),  # its Dataset form (graph/inputs.DATASET_INPUT_FN)
     ("datasets/tfrecord_reader.py", "input_fn.metadata"),
