@@ -194,10 +194,15 @@ def graph_text(graph_def) -> str:
     text = _python_floats(text, schema.float_names, schema.double_names)
     if not lifted:
         return text
-    text, count = re.subn(
-        f'"{token}:([0-9]+)"',
-        lambda match: '"' + lifted[int(match.group(1))].decode("latin-1").translate(
-            _BYTE_ESCAPES) + '"', text)
+
+    def escaped(match):
+        index = int(match.group(1))
+        if index >= len(lifted):  # A string of the graph's that reads as a marker.
+            return match.group(0)
+        return '"' + lifted[index].decode("latin-1").translate(_BYTE_ESCAPES) + '"'
+
+    text, count = re.subn(f'"{token}:([0-9]+)"', escaped, text)
+    # Each marker once, and nothing else that reads as one: else the slow way.
     return text if count == len(lifted) else text_format.MessageToString(graph_def)
 
 

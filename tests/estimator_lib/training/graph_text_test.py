@@ -108,14 +108,15 @@ class GraphTextTest(tf.test.TestCase):
                          graph_text.graph_text(graph_def))
 
     def test_a_string_that_reads_as_a_marker_takes_the_python_printer(self):
-        graph_def = _long_constants_graph_def()
-        with tf.Graph().as_default() as graph:
-            tf.constant([b"token:0"], name="lookalike")
-        graph_def.MergeFrom(graph.as_graph_def())
-        with mock.patch.object(graph_text.secrets, "token_hex", return_value="token"):
-            text = graph_text.graph_text(graph_def)
-        self.assertEqual(text_format.MessageToString(graph_def), text)
-        self.assertIn('string_val: "token:0"', text)
+        for lookalike in [b"token:0", b"token:7"]:  # A marker's index, and one past them.
+            graph_def = _long_constants_graph_def()
+            with tf.Graph().as_default() as graph:
+                tf.constant([lookalike], name="lookalike")
+            graph_def.MergeFrom(graph.as_graph_def())
+            with mock.patch.object(graph_text.secrets, "token_hex", return_value="token"):
+                text = graph_text.graph_text(graph_def)
+            self.assertEqual(text_format.MessageToString(graph_def), text)
+            self.assertIn(f'string_val: "{lookalike.decode()}"', text)
 
     def test_non_ascii_text_takes_the_python_printer(self):
         # Not ASCII: left to the Python printer (how each printer escapes it may differ).
