@@ -21,6 +21,7 @@ conversion calls (nothing of the library is changed):
 """
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -72,10 +73,11 @@ def main(argv=None):
     rounds = []
     for _ in range(args.rounds):
         clock.round = {}
+        model_dir = tempfile.mkdtemp(prefix="first_checkpoint_")
         start = time.perf_counter()
-        el.model_to_estimator(keras_model=model,
-                              config=el.RunConfig(model_dir=tempfile.mkdtemp(prefix="first_")))
+        el.model_to_estimator(keras_model=model, config=el.RunConfig(model_dir=model_dir))
         total = time.perf_counter() - start
+        shutil.rmtree(model_dir)
         phases = dict(clock.round)
         phases["gradients and update ops"] = phases["train function"] - phases["slots"]
         phases["rest"] = total - sum(phases[p] for p in ("clone", "train function", "saver",

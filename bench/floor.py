@@ -30,23 +30,24 @@ structure) and the summary ops every 100 steps.
 Models: `cnn` the seed CNN (custom model_fn, batch 512, 1 or 2 devices), `resnet` a
 small ResNet (3 stages of 1 basic block, 16/32/64 filters, 32x32x3, batch 64), and
 the canned `dnn` and `linear` (bench/canned.py's census-style columns, batch 256);
-`tiny`, bench/steps_per_run.py's MLP (batch 32), prices the per-step fixed cost alone.
+`tiny`, bench/steps_per_run.py's MLP (batch 32), prices the per-step fixed cost alone
+(their setups: bench/floor_models.py). Each model's model_dir and scratch folders are
+removed when its measurement ends.
 
     python bench/floor.py --models=dnn,linear,cnn,resnet --devices=1,2 --rounds=5
 """
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 
+import floor_models  # this folder
 import provenance  # this folder
 
-_CNN_BATCH = 512
-_RESNET_BATCH = 64
-_EXAMPLES = 4096
 _FLOOR_LOOPS = 4  # floor, floor+fetches, tf_classes, tf_classes+Session.run
 
 
@@ -128,9 +129,9 @@ def _plain_runs(session):
 
 
 def _tf_classes_session(tf, session, *, train_op, loss, step, cadence, saver, summary_op,
-                        plain_runs):
-    """TensorFlow's MonitoredSession over `session` with the planned hook classes."""
-    scratch = tempfile.mkdtemp(prefix="floor_tf_classes_")
+                        plain_runs, scratch):
+    """TensorFlow's MonitoredSession over `session` with the planned hook classes, writing
+    into the new folder `scratch`."""
 
     class Existing(tf.compat.v1.train.SessionCreator):
         def create_session(self):
@@ -157,7 +158,7 @@ def _train_loop_step(monitored, fetches):
     return step
 
 
-def _make_floor_hook(tf, *, block, rounds, warm, timed, cadence):
+def _make_floor_hook(tf, *, block, rounds, warm, timed, cadence, scratch):
 
     class FloorHook(tf.compat.v1.train.SessionRunHook):
         """Alternates estimator_lib's steps with the floor's, `block` steps each."""
@@ -198,7 +199,7 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed, cadence):
                     monitored = _tf_classes_session(
                         tf, self._session, train_op=train_op, loss=loss, step=step,
                         cadence=cadence, saver=self._saver, summary_op=self._summary_op,
-                        plain_runs=plain)
+                        plain_runs=plain, scratch=os.path.join(scratch, name))
                     self._loops[name] = _train_loop_step(monitored, [train_op, loss])
             return None
 
@@ -233,112 +234,31 @@ def _make_floor_hook(tf, *, block, rounds, warm, timed, cadence):
     return FloorHook()
 
 
-# ------------------------------------------------------------------- models
-
-def _cnn_setup(tf, el, devices):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import compare_run  # pylint: disable=import-outside-toplevel
-    import numpy as np  # pylint: disable=import-outside-toplevel
-    rng = np.random.RandomState(0)
-    images = rng.rand(_EXAMPLES, 28, 28, 1).astype(np.float32)
-    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, _EXAMPLES)]
-    model_fn = compare_run.make_model_fn(tf, compare_run.keras_module(tf), el)
-
-    def input_fn():
-        return compare_run.make_dataset(tf, images, labels, _CNN_BATCH // devices)
-    return el.Estimator, {"model_fn": model_fn}, input_fn, f"seed CNN, batch {_CNN_BATCH}"
-
-
-def _resnet_logits(keras, images, training):
-    layers = keras.layers
-    x = layers.Conv2D(16, 3, padding="same", use_bias=False)(images)
-    x = layers.ReLU()(layers.BatchNormalization()(x, training=training))
-    for filters, stride in ((16, 1), (32, 2), (64, 2)):
-        shortcut = x
-        y = layers.Conv2D(filters, 3, strides=stride, padding="same", use_bias=False)(x)
-        y = layers.ReLU()(layers.BatchNormalization()(y, training=training))
-        y = layers.Conv2D(filters, 3, padding="same", use_bias=False)(y)
-        y = layers.BatchNormalization()(y, training=training)
-        if stride != 1 or shortcut.shape[-1] != filters:
-            shortcut = layers.Conv2D(filters, 1, strides=stride, use_bias=False)(shortcut)
-        x = layers.ReLU()(layers.Add()([y, shortcut]))
-    x = layers.GlobalAveragePooling2D()(x)
-    return layers.Dense(10)(x)
-
-
-def _resnet_setup(tf, el, devices):
-    import numpy as np  # pylint: disable=import-outside-toplevel
-    import tf_keras  # pylint: disable=import-outside-toplevel
-    rng = np.random.RandomState(0)
-    images = rng.rand(_EXAMPLES, 32, 32, 3).astype(np.float32)
-    labels = rng.randint(0, 10, _EXAMPLES).astype(np.int32)
-
-    def model_fn(features, labels, mode):
-        logits = _resnet_logits(tf_keras, features, mode == "train")
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-        optimizer = tf.compat.v1.train.MomentumOptimizer(0.01, 0.9)
-        update_ops = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)
-        with tf.control_dependencies(update_ops):
-            train_op = optimizer.minimize(
-                loss, global_step=tf.compat.v1.train.get_global_step())
-        return el.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-    def input_fn():
-        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
-        return dataset.repeat().batch(_RESNET_BATCH // devices, drop_remainder=True).prefetch(2)
-    return el.Estimator, {"model_fn": model_fn}, input_fn, f"ResNet-8, 32x32x3, batch {_RESNET_BATCH}"
-
-
-def _canned_setup(tf, el, model):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import canned as canned_bench  # pylint: disable=import-outside-toplevel
-    wide, deep = canned_bench._columns(tf)  # pylint: disable=protected-access
-    input_fn = canned_bench._input_fn(tf)  # pylint: disable=protected-access
-    if model == "dnn":
-        return (el.DNNClassifier, {"hidden_units": [100, 75, 50, 25], "feature_columns": deep},
-                input_fn, f"DNNClassifier [100, 75, 50, 25], census, batch {canned_bench.BATCH}")
-    return (el.LinearClassifier, {"feature_columns": wide}, input_fn,
-            f"LinearClassifier, census, batch {canned_bench.BATCH}")
-
-
-def _tiny_setup(tf, el):
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import steps_per_run  # pylint: disable=import-outside-toplevel
-    return (el.Estimator, {"model_fn": steps_per_run._model_fn},  # pylint: disable=protected-access
-            lambda: steps_per_run._dataset("x"),  # pylint: disable=protected-access
-            f"tiny MLP 4-16-2, batch {steps_per_run.BATCH}")
-
-
 def measure(model, devices, args):
     """One train() call alternating estimator_lib and the floor; a result dict."""
     import estimator_lib as el  # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    if model == "cnn":
-        cls, kwargs, input_fn, label = _cnn_setup(tf, el, devices)
-    elif model == "tiny":
-        cls, kwargs, input_fn, label = _tiny_setup(tf, el)
-    elif model == "resnet":
-        cls, kwargs, input_fn, label = _resnet_setup(tf, el, devices)
-    else:
-        cls, kwargs, input_fn, label = _canned_setup(tf, el, model)
+    cls, kwargs, input_fn, label = floor_models.setup(tf, el, model, devices)
     strategy = (tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(devices)])
                 if devices > 1 else None)
     # Each turn of estimator_lib's is followed by one of each floor loop, all advancing
     # the global step: the 100-step cadences (summaries, loss log, step counter) are
     # scaled so that they still come once every 100 of estimator_lib's own steps.
     cadence = 100 * (1 + _FLOOR_LOOPS)
-    config = el.RunConfig(model_dir=tempfile.mkdtemp(prefix="floor_"), tf_random_seed=0,
+    work = tempfile.mkdtemp(prefix="floor_")  # model_dir and the scratch folders; removed
+    config = el.RunConfig(model_dir=os.path.join(work, "model"), tf_random_seed=0,
                           train_distribute=strategy, save_summary_steps=cadence,
                           log_step_count_steps=cadence)
     timed = _Timed()
     block = args.heavy_block if model in ("cnn", "resnet") else args.block
     hook = _make_floor_hook(tf, block=block, rounds=args.rounds, warm=args.warm,
-                            timed=timed, cadence=cadence)
+                            timed=timed, cadence=cadence, scratch=work)
     restore = _install_hook_timer(timed, hook)
     try:
         cls(config=config, **kwargs).train(input_fn, steps=10**9, hooks=[hook])
     finally:
         restore()
+        shutil.rmtree(work, ignore_errors=True)
     hooks_us = {key: seconds / hook.steps_timed * 1e6 for key, seconds in timed.seconds.items()}
     return {"model": model, "devices": devices, "label": label, "block": block,
             "per_step": hook.per_step, "cpu_per_step": hook.cpu_per_step, "hooks_us": hooks_us}
