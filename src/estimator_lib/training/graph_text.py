@@ -46,9 +46,6 @@ _ENTRY_KEY = operator.attrgetter("key")
 _FLOAT_TYPES = (descriptor.FieldDescriptor.TYPE_FLOAT, descriptor.FieldDescriptor.TYPE_DOUBLE)
 # A tensor_content this long is escaped after printing (module docstring).
 _LIFT_BYTES = 4096
-# Each byte value as the Python printer escapes it in a bytes field: `str.translate`
-# of the bytes read as Latin-1 gives `text_encoding.CEscape(data, as_utf8=False)`.
-_BYTE_ESCAPES = [text_encoding.CEscape(bytes([value]), False) for value in range(256)]
 
 
 class _Schema:
@@ -155,6 +152,14 @@ def _strip_map_entries(message_types):
 
 
 @functools.lru_cache(maxsize=None)
+def _byte_escapes() -> List[str]:
+    """Each byte value as the Python printer escapes it in a bytes field: `str.translate`
+    of bytes read as Latin-1 with this table gives `text_encoding.CEscape(data, False)`.
+    Made on first use (0.2 ms), not at import."""
+    return [text_encoding.CEscape(bytes([value]), False) for value in range(256)]
+
+
+@functools.lru_cache(maxsize=None)
 def _schema() -> Optional[_Schema]:
     if api_implementation.Type() != "upb":  # Only upb's printer is compared here.
         return None
@@ -195,11 +200,13 @@ def graph_text(graph_def) -> str:
     if not lifted:
         return text
 
+    escapes = _byte_escapes()
+
     def escaped(match):
         index = int(match.group(1))
         if index >= len(lifted):  # A string of the graph's that reads as a marker.
             return match.group(0)
-        return '"' + lifted[index].decode("latin-1").translate(_BYTE_ESCAPES) + '"'
+        return '"' + lifted[index].decode("latin-1").translate(escapes) + '"'
 
     text, count = re.subn(f'"{token}:([0-9]+)"', escaped, text)
     # Each marker once, and nothing else that reads as one: else the slow way.
