@@ -48,6 +48,6 @@ from estimator_lib.graph.warm_starting import VocabInfo
 from estimator_lib.graph.warm_starting import WarmStartSettings
 
 
-# tf.keras.estimator.model_to_estimator and tf_keras.estimator's find ours (_lazy_api).
-from estimator_lib import _lazy_api
-_lazy_api.install_keras_route()
+# tf.keras.estimator.model_to_estimator and tf_keras.estimator's find ours (_keras_route).
+from estimator_lib import _keras_route
+_keras_route.install_keras_route()

@@ -30,13 +30,12 @@ import tensorflow as tf
 from tensorflow.python.saved_model import loader_impl
 # pylint: enable=g-direct-tensorflow-import
 
-from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.distribute import job_shape
 from estimator_lib.engine.estimator import Estimator
 from estimator_lib.export import receivers
 from estimator_lib.export import saved_model
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
-from estimator_lib.graph.model_graph import ModelGraph
 
 logging = tf.compat.v1.logging
 
@@ -54,17 +53,6 @@ _TRAIN_OP_KEY = "saved_model_train_op"
 # The supervised signatures' method names (signature_constants has no public export).
 _SUPERVISED_TRAIN_METHOD_NAME = "tensorflow/supervised/training"
 _SUPERVISED_EVAL_METHOD_NAME = "tensorflow/supervised/eval"
-
-
-class _SavedModelGraph(ModelGraph):
-    """ModelGraph whose graphs get no global step before the model_fn: the SavedModel
-    the model_fn imports brings its own (a second one would break the restore)."""
-
-    def start_graph(self, graph: tf.Graph) -> None:
-        tf_patches.wait_for_closing_sessions()  # as ModelGraph.start_graph
-        if self.config.tf_random_seed is not None:
-            tf.compat.v1.set_random_seed(self.config.tf_random_seed)
-        return None
 
 
 class SavedModelEstimator(Estimator):
@@ -85,13 +73,9 @@ class SavedModelEstimator(Estimator):
 
     def __init__(self, saved_model_dir, model_dir: Optional[str] = None):
         super().__init__(model_fn=self._model_fn_from_saved_model, model_dir=model_dir)
-        if self._config.train_distribute or self._config.eval_distribute:
+        if job_shape.uses_a_strategy(self._config):
             raise NotImplementedError(
                 "SavedModelEstimator currently does not support DistributionStrategy.")
-        self._model = _SavedModelGraph(
-            self._model_fn, params=self._params, config=self._config,
-            session_config=self._session_config,
-            warm_start_settings=self._warm_start_settings, **self._model_graph_callers())
         self.saved_model_dir = saved_model_dir
         self.saved_model_loader = loader_impl.SavedModelLoader(saved_model_dir)
         self._available_modes = self._extract_available_modes()
@@ -135,6 +119,12 @@ class SavedModelEstimator(Estimator):
                             "is missing.", mode, key)
             return None
         return meta_graph_def.signature_def[key]
+
+    def _create_and_assert_global_step(self, graph):
+        """Creates none: the SavedModel the model_fn imports brings its own global step
+        (a second one would break the restore), as the original's."""
+        del graph
+        return None
 
     # ------------------------------------------------------------ model_fn
 

@@ -211,6 +211,37 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
                       if mode == PARAMETER_SERVER else None))
 
 
+@dataclasses.dataclass(frozen=True)
+class EvaluationShape:
+    """What `evaluate()` runs under: its strategy and its session's config.
+
+    Attributes:
+        strategy: RunConfig.eval_distribute: the strategy evaluate() builds and runs
+            under as given (no role or mode is decided), or None.
+        session_config: The session's ConfigProto (the strategy's devices added).
+    """
+
+    strategy: Optional[tf.distribute.Strategy]
+    session_config: tf.compat.v1.ConfigProto
+
+
+def evaluation(config, session_config: tf.compat.v1.ConfigProto) -> EvaluationShape:
+    """The EvaluationShape of `config` (a RunConfig) with the Estimator's session config.
+
+    Args:
+        config: The Estimator's RunConfig.
+        session_config: The Estimator's session ConfigProto.
+    """
+    strategy = config.eval_distribute
+    return EvaluationShape(strategy=strategy,
+                           session_config=_session_config(session_config, strategy))
+
+
+def uses_a_strategy(config) -> bool:
+    """Whether `config` (a RunConfig) trains or evaluates under a tf.distribute strategy."""
+    return config.train_distribute is not None or config.eval_distribute is not None
+
+
 def role_of(config) -> TaskRole:
     """The TaskRole of `config` (a RunConfig): what kind of job, this task's part."""
     mode = mode_of(config)

@@ -14,9 +14,9 @@ def train_spec(strategy, call_model_fn: Callable, features, labels) -> Estimator
 
     Args:
         strategy: The tf.distribute strategy whose scope the graph is built in.
-        call_model_fn: (features, labels, autograph) -> the EstimatorSpec of one
-            replica; `autograph` is the conversion status the model_fn is called
-            under (strategies.model_fn_as_the_strategy_calls_it).
+        call_model_fn: (features, labels) -> the EstimatorSpec of one replica (the
+            model_fn converted as the strategy would: see
+            strategies.call_for_each_replica).
         features: The per-replica features of the strategy's input iterator.
         labels: The per-replica labels, or None.
 
@@ -44,8 +44,8 @@ def eval_spec(strategy, call_model_fn: Callable, features, labels
 
     Args:
         strategy: The tf.distribute strategy whose scope the graph is built in.
-        call_model_fn: (features, labels, autograph) -> the EVAL EstimatorSpec of one
-            replica (`autograph` as for train_spec).
+        call_model_fn: (features, labels) -> the EVAL EstimatorSpec of one replica
+            (as for train_spec).
         features: The per-replica features of the strategy's input iterator.
         labels: The per-replica labels, or None.
 

@@ -2,6 +2,7 @@
 
 import contextlib
 import re
+import threading
 
 import tensorflow as tf
 from tensorflow.python.autograph.impl import api as autograph_api
@@ -92,7 +93,7 @@ def num_replicas(strategy) -> int:
 
 
 def call_for_each_replica(strategy, fn, features, labels, *, outputs):
-    """Runs `fn(features, labels, autograph)` once per replica.
+    """Runs `fn(features, labels)` once per replica.
 
     Returns (results, regrouped): `results` are what each call returned, in replica
     order (replica 0 first), as plain Python objects, so that EstimatorSpecs, hooks
@@ -101,9 +102,9 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
 
     The strategy would convert `fn`, and with it every function it calls, with
     AutoGraph. Only the model_fn is the user's: it is converted as the original's
-    was (`model_fn_as_the_strategy_calls_it`, given the `autograph` status `fn`
-    receives), estimator_lib's own frames run as written (converting them cost
-    model_to_estimator 1.4 s per replica).
+    was (`model_fn_as_the_strategy_calls_it`, which reads the status this call sets
+    for the replica's thread), estimator_lib's own frames run as written (converting
+    them cost model_to_estimator 1.4 s per replica).
 
     Args:
         strategy: The `tf.distribute` strategy (None in `train_scope`: no strategy).
@@ -118,7 +119,13 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
     def replica_fn(features, labels):
         context = tf.distribute.get_replica_context()
         replica_id = int(tf.get_static_value(context.replica_id_in_sync_group))
-        results[replica_id] = fn(features, labels, conversion)
+        # MirroredStrategy calls each replica on a thread of its own.
+        previous = getattr(_replica_call, "conversion", None)
+        _replica_call.conversion = conversion
+        try:
+            results[replica_id] = fn(features, labels)
+        finally:
+            _replica_call.conversion = previous
         return outputs(results[replica_id])
 
     regrouped = strategy.extended.call_for_each_replica(
@@ -126,18 +133,23 @@ def call_for_each_replica(strategy, fn, features, labels, *, outputs):
     return [results[i] for i in sorted(results)], regrouped
 
 
+# The AutoGraph status of the replica call running on this thread (call_for_each_replica).
+_replica_call = threading.local()
+
+
 def run_as_written(function):
     """Marks `function` as one AutoGraph leaves unconverted (`tf_convert` returns it)."""
     return autograph_api.autograph_artifact(function)
 
 
-def model_fn_as_the_strategy_calls_it(model_fn, autograph=None):
+def model_fn_as_the_strategy_calls_it(model_fn):
     """`model_fn` converted by AutoGraph as the strategy would have (the original's
-    model_fns were), given the `autograph` status `call_for_each_replica` passed to its
-    `fn`; with None (no strategy), `model_fn` itself."""
-    if autograph is None:
+    model_fns were), inside a replica call of `call_for_each_replica`; elsewhere (no
+    strategy), `model_fn` itself."""
+    conversion = getattr(_replica_call, "conversion", None)
+    if conversion is None:
         return model_fn
-    return tf.__internal__.autograph.tf_convert(model_fn, autograph)
+    return tf.__internal__.autograph.tf_convert(model_fn, conversion)
 
 
 def first_replica_value(strategy, value):

@@ -14,6 +14,31 @@ logging = tf.compat.v1.logging
 # Members a subclass may override (the original forbade overriding the rest).
 _OVERRIDABLE = frozenset(["latest_checkpoint"])
 
+# The Estimator's private hook points: methods the original called through `self`, which
+# a subclass overrides and which are called here where the original called them
+# (docs/estimator.md, "The subclassing contract"; graph/model_graph.py calls the ones
+# a graph needs on its owner).
+HOOK_POINTS = (
+    "_assert_members_are_not_overridden",
+    "_call_input_fn",
+    "_call_model_fn",
+    "_get_features_and_labels_from_input_fn",
+    "_get_features_from_input_fn",
+    "_create_global_step",
+    "_create_and_assert_global_step",
+    "_validate_features_in_predict_input",
+    "_extract_keys",
+    "_extract_batch_length",
+    "_maybe_warm_start",
+    "_export_all_saved_models",
+    "_add_meta_graph_for_mode",
+)
+
+# The constructor state the original kept on `self`, read at every call (an instance's
+# replaced attribute is obeyed), each held in this one place.
+CALL_TIME_ATTRIBUTES = ("_model_fn", "_params", "_config", "_session_config",
+                        "_warm_start_settings")
+
 
 def check_config_type(config) -> None:
     """Raises the original's ValueError unless `config` is None or a RunConfig."""

@@ -20,6 +20,8 @@ from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.core.model_fn import canonical_mode
 from estimator_lib.core.model_fn import check_hooks
 from estimator_lib.core.model_fn import verify_model_fn_args
+from estimator_lib.graph import inputs
+from estimator_lib.graph import model_graph
 from estimator_lib.graph.model_graph import ModelGraph
 from estimator_lib.core.run_config import RunConfig
 from estimator_lib.core.run_config import get_default_session_config
@@ -77,14 +79,13 @@ class Estimator:
         self._config = construction.resolve_config(config, model_dir)
         self._model_dir = self._config.model_dir
         tf.io.gfile.makedirs(self._model_dir)
+        # Each piece of constructor state lives here alone, by the original's name; the
+        # graphs read it at every call (graph/model_graph.py), so a program or library
+        # that replaces one on the instance (`est._model_fn = wrapped`) is obeyed.
         self._session_config = self._config.session_config or get_default_session_config()
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = warm_starting.resolve(warm_start_from)
-        self._model = ModelGraph(model_fn, params=self._params, config=self._config,
-                                 session_config=self._session_config,
-                                 warm_start_settings=self._warm_start_settings,
-                                 **self._model_graph_callers())
         logging.info("Using config: %s",
                      run_config_lib.as_original_dict(self._config, self._session_config))
 
@@ -267,8 +268,8 @@ class Estimator:
         if max_steps is not None and max_steps <= restore.global_step_of(self._model_dir):
             logging.info("Skipping training since max_steps has already saved.")
             return self
-        job = job_shape.decide(self._config, self._model.session_config)
-        loss = train_model(self._model, input_fn, job=job, hooks=hooks, steps=steps,
+        job = job_shape.decide(self._config, self._session_config)
+        loss = train_model(ModelGraph(self), input_fn, job=job, hooks=hooks, steps=steps,
                            max_steps=max_steps, saving_listeners=saving_listeners)
         logging.info("Loss for final step: %s.", loss)
         return self
@@ -315,7 +316,7 @@ class Estimator:
         if not checkpoint_path and not self._warm_start_settings:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to evaluate.", self._model_dir)
-        with tf.Graph().as_default(), strategies.scope(self._config.eval_distribute):
+        with tf.Graph().as_default(), strategies.scope(self._evaluation().strategy):
             graph = self._evaluate_build_graph(input_fn, checkpoint_path)
             return self._evaluate_run(graph, steps=steps, hooks=hooks,
                                       checkpoint_path=checkpoint_path, name=name)
@@ -327,18 +328,20 @@ class Estimator:
         Apart from `_evaluate_run` so that InMemoryEvaluatorHook builds it once and
         runs it at every evaluation, as the original's hook did.
         """
-        strategy = self._config.eval_distribute
-        global_step = self._model.start_graph(tf.compat.v1.get_default_graph())
+        strategy = self._evaluation().strategy
+        model = ModelGraph(self)
+        global_step = model.start_graph(tf.compat.v1.get_default_graph())
+        get_next, input_hooks = model.input(input_fn, ModeKeys.EVAL, strategy=strategy)
+
+        def eval_spec(features, labels):
+            return self._eval_spec(model, features, labels)
+
         if strategy is None:
-            features, labels, input_hooks = self._model.input(input_fn, ModeKeys.EVAL)
-            spec = self._eval_spec(features, labels)
+            spec = eval_spec(*get_next())
             update_op = tf.group(*[u for _, u in spec.eval_metric_ops.values()])
         else:
-            get_next, input_hooks = self._model.replicated_input(strategy, input_fn,
-                                                                 ModeKeys.EVAL)
-            spec, update_op = replica_specs.eval_spec(strategy, self._eval_spec, *get_next())
-        self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
-                                                 warm_start=self._maybe_warm_start)
+            spec, update_op = replica_specs.eval_spec(strategy, eval_spec, *get_next())
+        model.prepare_restore_or_warm_start(spec, checkpoint_path, warm_start=True)
         return evaluation.eval_graph(spec, update_op, global_step, input_hooks)
 
     def _evaluate_run(self, graph: evaluation.EvalGraph, *, steps: Optional[int], hooks: list,
@@ -355,7 +358,7 @@ class Estimator:
             hooks=graph.input_hooks + [evaluation.StopAfterNEvalsHook(steps)] + hooks
             + graph.evaluation_hooks,
             master=self._config.evaluation_master,
-            session_config=self._model.session_config_for(self._config.eval_distribute))
+            session_config=self._evaluation().session_config)
         step = int(results["global_step"])
         output_dir = self.eval_dir(name)
         evaluation.write_dict_to_summary(output_dir, results, step)
@@ -363,14 +366,14 @@ class Estimator:
             evaluation.write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
         return results
 
-    def _eval_spec(self, features, labels, autograph=None):
-        """Calls model_fn in EVAL mode; its metrics gain `loss` (the mean over batches).
+    def _evaluation(self) -> job_shape.EvaluationShape:
+        """The strategy evaluate() runs under and its session config (job_shape)."""
+        return job_shape.evaluation(self._config, self._session_config)
 
-        `autograph`: the conversion status a strategy's replica call passed (see
-        ModelGraph.call_model_fn); None without a strategy.
-        """
-        spec = self._model.call_model_fn(features, labels, ModeKeys.EVAL, self._config,
-                                         autograph=autograph)
+    @staticmethod
+    def _eval_spec(model: ModelGraph, features, labels):
+        """Calls model_fn in EVAL mode; its metrics gain `loss` (the mean over batches)."""
+        spec = model.call_model_fn(features, labels, ModeKeys.EVAL)
         metrics = dict(spec.eval_metric_ops)
         for reserved in ("loss", "global_step"):
             if reserved in metrics:
@@ -419,12 +422,11 @@ class Estimator:
             logging.info("Could not find trained model in model_dir: %s, running "
                          "initialization to predict.", self._model_dir)
         with tf.Graph().as_default() as graph:
-            self._model.start_graph(graph)
-            features, input_hooks = self._get_features_from_input_fn(input_fn,
-                                                                     ModeKeys.PREDICT)
-            spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self._config)
-            self._model.prepare_restore_or_warm_start(spec, checkpoint_path,
-                                                 warm_start=self._maybe_warm_start)
+            model = ModelGraph(self)
+            model.start_graph(graph)
+            get_next, input_hooks = model.input(input_fn, ModeKeys.PREDICT)
+            spec = model.call_model_fn(get_next()[0], None, ModeKeys.PREDICT)
+            model.prepare_restore_or_warm_start(spec, checkpoint_path, warm_start=True)
             predictions = self._extract_keys(spec.predictions, predict_keys)
             with session_lib.local_session(
                     scaffold=spec.scaffold, checkpoint_path=checkpoint_path,
@@ -543,10 +545,11 @@ class Estimator:
         # export_tags and check_variables as the original's: TPUEstimator adds a
         # MetaGraph tagged (serve, tpu) that no CPU session can restore into.
         with tf.Graph().as_default() as graph:
-            self._model.start_graph(graph)
+            model = ModelGraph(self)
+            model.start_graph(graph)
             receiver = receiver_fn()
-            spec = self._call_model_fn(receiver.features, getattr(receiver, "labels", None),
-                                       mode, self._config)
+            spec = model.call_model_fn(receiver.features, getattr(receiver, "labels", None),
+                                       mode)
             signatures = saved_model.signature_defs(mode, spec, receiver)
             saver = spec.scaffold.saver or tf.compat.v1.train.Saver(sharded=True)
             if isinstance(saver, (tf.compat.v1.train.Checkpoint, tf.train.Checkpoint)):
@@ -579,37 +582,32 @@ class Estimator:
 
     # ---------------------------------------------------------------- helpers
 
-    # The original's private methods a subclass may override: ModelGraph calls them
-    # where the original's train, evaluate, predict and export did.
-
-    def _model_graph_callers(self) -> dict:
-        # An unoverridden _call_model_fn is not routed through: ModelGraph then converts
-        # the model_fn with the strategy's AutoGraph status itself.
-        overridden = type(self)._call_model_fn is not Estimator._call_model_fn
-        return dict(input_fn_caller=self._call_input_fn,
-                    model_fn_caller=self._call_model_fn if overridden else None,
-                    input_reader=self._get_features_and_labels_from_input_fn,
-                    global_step_creator=self._create_and_assert_global_step)
+    # The original's private hook points (construction.HOOK_POINTS): ModelGraph calls
+    # them through the instance where the original called them, so a subclass's
+    # override is seen; the defaults call graph/ directly.
 
     def _call_input_fn(self, input_fn, mode, input_context=None):
-        """Calls input_fn; subclasses may override it (TPUEstimator does, as the original)."""
-        return self._model.default_input_fn_call(input_fn, mode, input_context)
+        """Calls input_fn with the arguments it names (TPUEstimator overrides it)."""
+        return inputs.call_input_fn(input_fn, mode, params=self.params, config=self.config,
+                                    input_context=input_context)
 
     def _call_model_fn(self, features, labels, mode, config):
-        return self._model.default_model_fn_call(features, labels, mode, config)
+        """Calls `self._model_fn` (read now) with the arguments it names."""
+        return model_graph.call_model_fn(self._model_fn, features, labels, mode,
+                                         params=self.params, config=config or self.config)
 
     def _get_features_and_labels_from_input_fn(self, input_fn, mode):
         """(features, labels, input hooks) of input_fn's result (train, evaluate)."""
-        return self._model.default_input(input_fn, mode)
+        return inputs.parse_input_fn_result(self._call_input_fn(input_fn, mode))
 
     def _get_features_from_input_fn(self, input_fn, mode):
         """(features, input hooks) of input_fn's result (predict)."""
-        features, _, hooks = self._model.default_input(
-            input_fn, mode, self._validate_features_in_predict_input)
+        features, _, hooks = inputs.parse_input_fn_result(self._call_input_fn(input_fn, mode))
+        self._validate_features_in_predict_input(features)
         return features, hooks
 
     def _validate_features_in_predict_input(self, result):
-        self._model.warn_without_dataset(result)
+        inputs.warn_without_dataset(result)
 
     def _extract_keys(self, predictions, predict_keys):
         return predictions_lib.select(predictions, predict_keys)
@@ -618,7 +616,7 @@ class Estimator:
         return predictions_lib.batch_length(preds_evaluated)
 
     def _create_global_step(self, graph):
-        return self._model.default_create_global_step(graph)
+        return tf.compat.v1.train.create_global_step(graph)
 
     def _create_and_assert_global_step(self, graph):
         return construction.check_global_step(self._create_global_step(graph), graph)
@@ -632,7 +630,7 @@ class Estimator:
 def _in_memory_evaluation(estimator: Estimator) -> in_memory_evaluator.InMemoryEvaluation:
     """InMemoryEvaluatorHook's interface: evaluate()'s two halves, by the original's names."""
     return in_memory_evaluator.InMemoryEvaluation(
-        scope=lambda: strategies.scope(estimator.config.eval_distribute),
+        scope=lambda: strategies.scope(estimator._evaluation().strategy),
         build=lambda input_fn: estimator._evaluate_build_graph(input_fn, checkpoint_path=None),
         run=lambda built, **kwargs: estimator._evaluate_run(built, checkpoint_path=None,
                                                             **kwargs))

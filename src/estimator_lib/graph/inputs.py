@@ -1,17 +1,30 @@
-"""Calling an input_fn in the Estimator's graph and taking its result apart.
+"""The input of every Estimator call: calling the input_fn, and its result as batches.
 
-Large numpy arrays that an input_fn turns into constants become placeholders
-(`estimator_lib.tf_internals.patches.large_arrays_fed`); `InputInitializerHook` feeds them
-when the iterator is initialised.
+`read()` is the one input path, for every branch (one step per run, the in-graph
+loop of `steps_per_run`, a strategy's replicas, evaluate, predict). Within it:
+
+- `large_arrays_fed` is open (once), so large numpy arrays that the input_fn turns
+  into constants become placeholders (`tf_internals/patches.py`, patch 1), fed when
+  the input starts;
+- the input_fn is called through the owner's `_call_input_fn`, whose default is
+  `call_input_fn` here (where to change how an input_fn is called);
+- a Dataset becomes batches in one place, `dataset_batches`: an initializable
+  iterator over it with tf.data's autotune thread off (patch 5), initialised by an
+  `InputInitializerHook` that feeds the large arrays.
 """
 
 from typing import Callable, Dict, List, Tuple
 
 import tensorflow as tf
+from tensorflow.python.util import deprecation
 from tensorflow.python.util import function_utils
 
 from estimator_lib.core import keras_switch as _keras_switch
+from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.tf_internals import patches as tf_patches
+from estimator_lib.tf_internals import process_swaps
+
+logging = tf.compat.v1.logging
 
 
 class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
@@ -43,6 +56,92 @@ class InputInitializerHook(tf.compat.v1.train.SessionRunHook):
         """
         del coord
         session.run(self._init_ops, feed_dict=self._feeds or None)
+
+
+def read(owner, input_fn: Callable, mode: str, *, strategy=None,
+         steps_per_run: int = 1) -> Tuple[Callable, List]:
+    """Returns `(get_next, input hooks)`: the one input path of every Estimator call.
+
+    `get_next()` returns `(features, labels)`: with a strategy, per-replica values of
+    its iterator; with `steps_per_run` > 1, a new batch on each call (the loop body
+    calls it); otherwise the batch the owner's `_get_features_and_labels_from_input_fn`
+    (or, in PREDICT, `_get_features_from_input_fn`) made, as the original did.
+
+    Args:
+        owner: The Estimator (graph/model_graph.GraphOwner): its `_call_input_fn` and
+            input hook points are called.
+        input_fn: The input_fn.
+        mode: The `ModeKeys` mode.
+        strategy: The strategy whose replicas each take a batch, or None.
+        steps_per_run: Training steps per session run.
+
+    Raises:
+        ValueError: With `steps_per_run` > 1, if input_fn returned no Dataset.
+    """
+    # pylint: disable=protected-access
+    with tf_patches.large_arrays_fed() as feeds:
+        if strategy is not None:
+            return _replicated(owner, strategy, input_fn, mode, feeds)
+        if steps_per_run > 1:
+            result = owner._call_input_fn(dataset_form(input_fn), mode)
+            if not is_dataset(result):
+                raise ValueError(
+                    f"With steps_per_run={steps_per_run} the input_fn must return a "
+                    "tf.data.Dataset, from which every step of the in-graph loop takes its "
+                    f"own batch. Received: {type(result).__name__} (tensors made outside the "
+                    "loop would give each step the same batch). Return the Dataset itself, "
+                    "or use steps_per_run=1.")
+            return dataset_batches(result, feeds)
+        if mode == ModeKeys.PREDICT:
+            features, hooks = owner._get_features_from_input_fn(input_fn, mode)
+            labels = None
+        else:
+            features, labels, hooks = owner._get_features_and_labels_from_input_fn(
+                input_fn, mode)
+    return (lambda: (features, labels)), list(hooks)
+
+
+def dataset_batches(dataset, feeds=None) -> Tuple[Callable, List]:
+    """Returns `(get_next, [hook])`: the one place a Dataset becomes batches.
+
+    An initializable iterator over `dataset` with tf.data's autotune thread off
+    (patch 5), initialised by an `InputInitializerHook` feeding `feeds` (the large
+    arrays the input_fn captured). Each `get_next()` call adds a get_next op.
+
+    Args:
+        dataset: The input_fn's Dataset.
+        feeds: The `FedArrays` of the input call, or None.
+    """
+    iterator = tf.compat.v1.data.make_initializable_iterator(
+        tf_patches.autotune_thread_off(dataset))
+    return ((lambda: split_features_and_labels(iterator.get_next())),
+            [InputInitializerHook(lambda: iterator.initializer, feeds or {})])
+
+
+def _replicated(owner, strategy, input_fn, mode, feeds) -> Tuple[Callable, List]:
+    """(get_next, hooks) over the strategy's iterator: per-replica batches.
+
+    As the original: the input_fn batches per replica and is not split.
+    """
+    # pylint: disable=protected-access
+    with tf_patches.per_device_autotune_off(), process_swaps.ignoring_warnings(
+            tf_patches.DATA_OPTIONS_WARNING, UserWarning):
+        # TensorFlow's MultiDeviceIterator reads dataset.options() in graph mode, which
+        # warns (a UserWarning) on every replicated input; the user did nothing to see.
+        iterator = strategy.make_input_fn_iterator(
+            # The per-device datasets' own prefetch runs the input beside the step.
+            lambda input_context: tf_patches.autotune_thread_off(owner._call_input_fn(
+                dataset_form(input_fn), mode, input_context=input_context),
+                keep_injected_prefetch=False))
+    return (lambda: split_features_and_labels(iterator.get_next()),
+            [InputInitializerHook(lambda: _initializer(iterator), feeds)])
+
+
+def _initializer(iterator):
+    """The distributed iterator's initializer ops, without TensorFlow's own deprecation
+    warning: its `initializer` property calls the deprecated `initialize()`."""
+    with deprecation.silence():
+        return iterator.initializer
 
 
 # The attribute by which an input_fn that returns tensors when called names its Dataset
@@ -103,18 +202,23 @@ def parse_input_fn_result(result, feeds=None
                           ) -> Tuple[object, object, List[tf.compat.v1.train.SessionRunHook]]:
     """Splits an input_fn's result into (features, labels, hooks).
 
-    A Dataset becomes an initializable iterator whose initializer runs in a hook
-    (fed with `feeds`, the large arrays the input_fn captured). Tensors: the
-    initializers of the iterators they come from (`feeds.initializers`) run in a
-    hook too, and the arrays are fed on every run only if the tensors read them.
+    A Dataset becomes batches (`dataset_batches`). Tensors: the initializers of the
+    iterators they come from (`feeds.initializers`) run in a hook, and the large
+    arrays are fed on every run only if the tensors read them.
+
+    Args:
+        result: What the input_fn returned.
+        feeds: The large arrays to feed; None takes those of the `read()` this runs
+            in (none outside one).
     """
-    hooks = []
+    if feeds is None:
+        feeds = tf_patches.current_feeds()
     if is_dataset(result):
-        iterator = tf.compat.v1.data.make_initializable_iterator(
-            tf_patches.autotune_thread_off(result))
-        hooks.append(InputInitializerHook(lambda: iterator.initializer, feeds or {}))
-        result = iterator.get_next()
-    elif feeds:
+        get_next, hooks = dataset_batches(result, feeds)
+        features, labels = get_next()
+        return features, labels, hooks
+    hooks = []
+    if feeds:
         initializers = list(getattr(feeds, "initializers", ()))
         if initializers:
             hooks.append(InputInitializerHook(lambda: initializers, feeds))
@@ -151,6 +255,14 @@ def reads_a_dataset_or_queue(result) -> bool:
            for t in tf.nest.flatten(result)):
         return True
     return bool(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS))
+
+
+def warn_without_dataset(features) -> None:
+    """Logs the original's warning for a PREDICT input that would yield forever."""
+    if not reads_a_dataset_or_queue(features):
+        logging.warning("Input graph does not use tf.data.Dataset or contain a "
+                        "QueueRunner. That means predict yields forever. This is "
+                        "probably a mistake.")
 
 
 def split_features_and_labels(result):

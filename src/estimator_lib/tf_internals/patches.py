@@ -183,6 +183,11 @@ def large_arrays_fed():
             _feeding.feeds = previous
 
 
+def current_feeds():
+    """The `FedArrays` of the `large_arrays_fed` block this thread is in, or None."""
+    return getattr(_feeding, "feeds", None)
+
+
 # ------------------------------------------------- 2. sessions closed in background
 
 # Closes still running; joined at exit (a close cut off by interpreter exit aborts the

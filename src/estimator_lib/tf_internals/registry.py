@@ -73,7 +73,7 @@ PRIVATES: List[Private] = [
         "training/steps_loop.py", "training/train_graph.py"),
        "the one read of the global step every hook fetches (the original's too)"),
     _p(_TF + "training.basic_session_run_hooks", "StepCounterHook._set_steps_per_run",
-       "training/steps_loop.py", "a step counter that counts steps_per_run steps a run"),
+       "training/hook_plan.py", "a step counter that counts steps_per_run steps a run"),
     _p(_TF + "training.basic_session_run_hooks", "StopAtStepHook._last_step",
        "training/steps_loop_hooks.py", "the loop's last run stops at the hook's step",
        check=INSTANCE),
@@ -237,7 +237,7 @@ PRIVATES: List[Private] = [
        "the original export module's names, which TensorFlow still ships"),
     _p(_TF + "util.deprecation", None, "legacy/estimator_export.py",
        "the original's estimator_export decorator marks deprecations as TensorFlow does"),
-    _p(_TF + "util.deprecation", "silence", "graph/model_graph.py",
+    _p(_TF + "util.deprecation", "silence", "graph/inputs.py",
        "a distributed iterator's `initializer` property (the replacement TensorFlow names) "
        "calls its own deprecated initialize(); the warning is TensorFlow's, not the user's"),
     _p(_TF + "platform.gfile", None, "legacy/export_gc.py",

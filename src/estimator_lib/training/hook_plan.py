@@ -12,7 +12,7 @@ hooks, the stop hook, NaN check, loss logging, the model_fn's training hooks).
 """
 
 import dataclasses
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import tensorflow as tf
 
@@ -20,6 +20,8 @@ from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.run_config import RunConfig
 from estimator_lib.tf_internals import hooks as tf_hooks
 from estimator_lib.training import checkpoints
+from estimator_lib.training import steps_loop_hooks
+from estimator_lib.training.steps_loop import TrainLoop
 
 logging = tf.compat.v1.logging
 
@@ -60,7 +62,8 @@ class HookPlan:
 
 def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
          input_hooks: Sequence, user_hooks: Sequence, steps: Optional[int],
-         max_steps: Optional[int], saving_listeners: Sequence, loop=None) -> HookPlan:
+         max_steps: Optional[int], saving_listeners: Sequence,
+         loop: Optional[TrainLoop] = None) -> HookPlan:
     """The hooks of a training run, as the original Estimator assembled them.
 
     Args:
@@ -85,25 +88,26 @@ def plan(*, config: RunConfig, spec: EstimatorSpec, step: tf.Tensor,
         worker.append(tf.compat.v1.train.StopAtStepHook(steps, max_steps))
     worker.append(tf.compat.v1.train.NanTensorHook(spec.loss))
     if config.log_step_count_steps is not None:
-        if loop is not None:
-            worker.append(loop.logging_hook(config.log_step_count_steps))
-        else:
-            worker.append(tf.compat.v1.train.LoggingTensorHook(
-                {"loss": spec.loss, "step": step}, every_n_iter=config.log_step_count_steps))
+        worker.append(_logging_hook(spec, step, loop, config.log_step_count_steps))
     worker.extend(spec.training_hooks)
     if loop is not None:
-        worker.append(loop.stop_hook(worker + list(spec.training_chief_hooks)))
+        stop_hooks = [h for h in worker + list(spec.training_chief_hooks)
+                      if isinstance(h, tf.compat.v1.train.StopAtStepHook)]
+        worker.append(steps_loop_hooks.StopAtLastStepHook(
+            loop.step_after_run, loop.last_step, stop_hooks))
 
     chief: List = []
     saver_hooks = [h for h in worker + list(spec.training_chief_hooks)
                    if isinstance(h, _SAVER_HOOK_TYPES)]
     if (config.save_checkpoints_secs or config.save_checkpoints_steps) and not saver_hooks:
-        make_saver_hook = (loop.checkpoint_saver_hook if loop
-                           else checkpoints.EstimatorCheckpointSaverHook)
-        chief.append(make_saver_hook(
-            config.model_dir, save_secs=config.save_checkpoints_secs,
-            save_steps=config.save_checkpoints_steps, scaffold=spec.scaffold,
-            save_graph_def=config.checkpoint_save_graph_def))
+        saver_args = dict(save_secs=config.save_checkpoints_secs,
+                          save_steps=config.save_checkpoints_steps, scaffold=spec.scaffold,
+                          save_graph_def=config.checkpoint_save_graph_def)
+        chief.append(
+            checkpoints.EstimatorCheckpointSaverHook(config.model_dir, **saver_args)
+            if loop is None else  # One that sees the step each run ends at.
+            steps_loop_hooks.LoopCheckpointSaverHook(loop.step_after_run, config.model_dir,
+                                                     **saver_args))
         saver_hooks = chief[:1]
     if saving_listeners:
         if not saver_hooks:
@@ -126,19 +130,43 @@ def attach_saving_listeners(plan: HookPlan, saving_listeners: Sequence) -> None:
         tf_hooks.add_saver_listeners(plan.listeners_hook, saving_listeners)
 
 
-def _counting_hooks(config: RunConfig, spec: EstimatorSpec, loop) -> Iterable:
-    """The step counter and summary saver MonitoredTrainingSession adds on the chief."""
-    if loop is not None:  # Its runs make several steps: hooks that count them.
-        return loop.counting_hooks(
-            output_dir=config.model_dir, scaffold=spec.scaffold,
-            save_summary_steps=config.save_summary_steps,
-            log_step_count_steps=config.log_step_count_steps)
+def _logging_hook(spec: EstimatorSpec, step: tf.Tensor, loop: Optional[TrainLoop],
+                  every_n_steps: int) -> tf.compat.v1.train.LoggingTensorHook:
+    """Logs the loss and its step about every `every_n_steps` steps.
+
+    With a loop, the last loss of a run, with the step it was computed at (a tensor
+    made here, the one thing `plan` adds to the graph), every `runs_for` runs.
+    """
+    if loop is None:
+        return tf.compat.v1.train.LoggingTensorHook({"loss": spec.loss, "step": step},
+                                                    every_n_iter=every_n_steps)
+    with tf.name_scope("steps_loop/"):
+        loss_step = tf.subtract(loop.step_after_run, 1, name="step_of_last_loss")
+    return tf.compat.v1.train.LoggingTensorHook(
+        {"loss": spec.loss, "step": loss_step}, every_n_iter=loop.runs_for(every_n_steps))
+
+
+def _counting_hooks(config: RunConfig, spec: EstimatorSpec,
+                    loop: Optional[TrainLoop]) -> List:
+    """The step counter and summary saver MonitoredTrainingSession adds on the chief.
+
+    A loop's runs make several steps: its versions count steps, not runs.
+    """
     hooks = []
     if config.log_step_count_steps and config.log_step_count_steps > 0:
-        hooks.append(tf.compat.v1.train.StepCounterHook(
-            output_dir=config.model_dir, every_n_steps=config.log_step_count_steps))
+        counter = tf.compat.v1.train.StepCounterHook(
+            output_dir=config.model_dir, every_n_steps=config.log_step_count_steps)
+        if loop is not None:
+            # It counts steps from the global step; this tells it when to look.
+            counter._set_steps_per_run(loop.steps_per_run)  # pylint: disable=protected-access
+        hooks.append(counter)
     if config.save_summary_steps and config.save_summary_steps > 0:
-        hooks.append(tf.compat.v1.train.SummarySaverHook(
-            scaffold=spec.scaffold, save_steps=config.save_summary_steps,
-            output_dir=config.model_dir))
+        if loop is None:
+            hooks.append(tf.compat.v1.train.SummarySaverHook(
+                scaffold=spec.scaffold, save_steps=config.save_summary_steps,
+                output_dir=config.model_dir))
+        else:
+            hooks.append(steps_loop_hooks.LoopSummarySaverHook(
+                loop.step_after_run, loop.steps_per_run, save_steps=config.save_summary_steps,
+                output_dir=config.model_dir, scaffold=spec.scaffold))
     return hooks

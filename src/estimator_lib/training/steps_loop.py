@@ -19,8 +19,9 @@ and the model_fn's hooks may not refer to the loop's tensors. The Estimator's ow
 hooks count steps from the global step after the loop.
 """
 
+import dataclasses
 import math
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Optional
 
 import numpy as np
 import tensorflow as tf
@@ -28,12 +29,8 @@ from tensorflow.python.ops import while_v2
 from tensorflow.python.trackable import base as trackable_base
 from tensorflow.python.training import training_util
 
-from estimator_lib.training import checkpoints
 from estimator_lib.distribute import job_shape
-from estimator_lib.graph import inputs
-from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.tf_internals import saver as tf_saver
-from estimator_lib.training import steps_loop_hooks
 from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
 
@@ -93,36 +90,9 @@ def step_after_run_tensor(graph=None) -> Optional[tf.Tensor]:
     return found[0] if found else None
 
 
-def dataset_input(result, feeds, *, steps_per_run: int):
-    """(get_next, hooks) for an input_fn result: each call of get_next takes a batch.
-
-    Args:
-        result: The input_fn's result.
-        feeds: The input hooks' feeds, if any.
-        steps_per_run: Training steps per session run.
-
-    Returns:
-        The pair `(get_next, input hooks)`.
-
-    Raises:
-        ValueError: If the input_fn returned tensors rather than a Dataset: tensors
-            made outside the loop would give every iteration the same batch.
-    """
-    if not inputs.is_dataset(result):
-        raise ValueError(
-            f"With steps_per_run={steps_per_run} the input_fn must return a "
-            "tf.data.Dataset, from which every step of the in-graph loop takes its own "
-            f"batch. Received: {type(result).__name__} (tensors made outside the loop would "
-            "give each step the same batch). Return the Dataset itself, or use "
-            "steps_per_run=1.")
-    iterator = tf.compat.v1.data.make_initializable_iterator(
-        tf_patches.autotune_thread_off(result))
-    hooks = [inputs.InputInitializerHook(lambda: iterator.initializer, feeds or {})]
-    return (lambda: inputs.split_features_and_labels(iterator.get_next())), hooks
-
-
+@dataclasses.dataclass(frozen=True)
 class TrainLoop:
-    """The loop of one train() graph and the hooks that count its steps.
+    """The loop of one train() graph: its spec and tensors (hook_plan builds its hooks).
 
     Attributes:
         spec: The model_fn's EstimatorSpec with `loss` the loop's last loss and
@@ -130,68 +100,16 @@ class TrainLoop:
         steps_per_run: The most steps one run makes.
         step_after_run: The global step when the run's loop has ended.
         last_step: The fed placeholder no iteration may take the global step beyond.
-
-    Args:
-        spec: The training `EstimatorSpec`.
-        steps_per_run: Training steps per session run.
-        step_after_run: The global step's value once a run ends (a tensor).
-        last_step: The step the loop stops at (a tensor fed each run).
     """
 
-    def __init__(self, spec: EstimatorSpec, *, steps_per_run: int,
-                 step_after_run: tf.Tensor, last_step: tf.Tensor):
-        self.spec = spec
-        self.steps_per_run = steps_per_run
-        self.step_after_run = step_after_run
-        self.last_step = last_step
+    spec: EstimatorSpec
+    steps_per_run: int
+    step_after_run: tf.Tensor
+    last_step: tf.Tensor
 
     def runs_for(self, every_n_steps: int) -> int:
         """Runs between two reports every `every_n_steps` steps, rounded up as TPUEstimator."""
         return max(1, math.ceil(every_n_steps / self.steps_per_run))
-
-    def stop_hook(self, hooks: Iterable) -> steps_loop_hooks.StopAtLastStepHook:
-        """The hook that feeds the loop its last step, from the StopAtStepHooks in `hooks`."""
-        return steps_loop_hooks.StopAtLastStepHook(
-            self.step_after_run, self.last_step,
-            [h for h in hooks if isinstance(h, tf.compat.v1.train.StopAtStepHook)])
-
-    def logging_hook(self, every_n_steps: int) -> tf.compat.v1.train.LoggingTensorHook:
-        """Logs the last loss of a run with its step, about every `every_n_steps` steps."""
-        # The step the logged loss was computed at, as with one step per run.
-        with tf.name_scope("steps_loop/"):
-            step = tf.subtract(self.step_after_run, 1, name="step_of_last_loss")
-        return tf.compat.v1.train.LoggingTensorHook(
-            {"loss": self.spec.loss, "step": step}, every_n_iter=self.runs_for(every_n_steps))
-
-    def checkpoint_saver_hook(self, *args, **kwargs) -> checkpoints.EstimatorCheckpointSaverHook:
-        """A CheckpointSaverHook that sees the step each run ends at."""
-        return steps_loop_hooks.LoopCheckpointSaverHook(self.step_after_run, *args, **kwargs)
-
-    def counting_hooks(self, *, output_dir: str, scaffold, save_summary_steps: Optional[int],
-                       log_step_count_steps: Optional[int]) -> List:
-        """The step counter and summary saver MonitoredTrainingSession would add, for loops.
-
-        Args:
-            output_dir: Where the summaries are written.
-            scaffold: The `Scaffold` whose saver is used; exclusive with `saver`.
-            save_summary_steps: Save summaries every this many steps; None or 0 for never.
-            log_step_count_steps: Log the step rate every this many steps; None for never.
-
-        Returns:
-            The list of hooks.
-        """
-        hooks = []
-        if log_step_count_steps and log_step_count_steps > 0:
-            counter = tf.compat.v1.train.StepCounterHook(
-                output_dir=output_dir, every_n_steps=log_step_count_steps)
-            # It counts steps from the global step; this tells it when to look.
-            counter._set_steps_per_run(self.steps_per_run)  # pylint: disable=protected-access
-            hooks.append(counter)
-        if save_summary_steps and save_summary_steps > 0:
-            hooks.append(steps_loop_hooks.LoopSummarySaverHook(
-                self.step_after_run, self.steps_per_run, save_steps=save_summary_steps,
-                output_dir=output_dir, scaffold=scaffold))
-        return hooks
 
 
 def make_train_loop(build_step: Callable[[], EstimatorSpec], *,

@@ -19,10 +19,8 @@ from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.distribute import replica_specs
 from estimator_lib.distribute import strategies
 from estimator_lib.distribute.job_shape import JobShape
-from estimator_lib.graph import inputs
 from estimator_lib.graph import restore
 from estimator_lib.graph.model_graph import ModelGraph
-from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.training import steps_loop
 
 
@@ -86,22 +84,18 @@ def _build(graph, model: ModelGraph, input_fn: Callable, job: JobShape) -> Train
 def _train_step(model: ModelGraph, input_fn, strategy, steps_per_run):
     """(build_step, input hooks): build_step calls model_fn on the next batch.
 
-    With `train_distribute`, model_fn runs once per replica, as the original.
+    The input is `graph/inputs.read`'s, one path for every branch. With
+    `train_distribute`, model_fn runs once per replica, as the original.
     """
-    def call_model_fn(features, labels, autograph=None):
-        return model.call_model_fn(features, labels, ModeKeys.TRAIN, autograph=autograph)
+    get_next, input_hooks = model.input(input_fn, ModeKeys.TRAIN, strategy=strategy,
+                                        steps_per_run=steps_per_run)
+
+    def call_model_fn(features, labels):
+        return model.call_model_fn(features, labels, ModeKeys.TRAIN)
 
     if strategy is not None:
-        get_next, input_hooks = model.replicated_input(strategy, input_fn, ModeKeys.TRAIN)
-        return (lambda: replica_specs.train_spec(strategy, call_model_fn, *get_next()),
-                input_hooks)
-    if steps_per_run == 1:
-        features, labels, input_hooks = model.input(input_fn, ModeKeys.TRAIN)
-        return (lambda: call_model_fn(features, labels)), input_hooks
-    with tf_patches.large_arrays_fed() as feeds:
-        result = model.call_input_fn(inputs.dataset_form(input_fn), ModeKeys.TRAIN)
-    get_next, input_hooks = steps_loop.dataset_input(
-        result, feeds, steps_per_run=steps_per_run)
+        return (lambda: replica_specs.train_spec(strategy, call_model_fn, *get_next())), \
+            input_hooks
     return (lambda: call_model_fn(*get_next())), input_hooks
 
 

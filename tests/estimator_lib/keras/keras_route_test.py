@@ -37,7 +37,7 @@ _PROGRAM = textwrap.dedent("""\
         import tensorflow_estimator
     except ImportError as error:
         print("tensorflow_estimator:", type(error).__name__)
-    estimator_lib._lazy_api.uninstall_keras_route()
+    estimator_lib._keras_route.uninstall_keras_route()
     try:
         tf.keras.estimator.model_to_estimator(keras_model=model())
     except NotImplementedError:

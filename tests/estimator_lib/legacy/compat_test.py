@@ -142,7 +142,7 @@ class CompatTest(parameterized.TestCase, tf.test.TestCase):
         with self.assertRaises(ImportError):
             importlib.import_module("tensorflow_estimator")
         # Still estimator_lib's, through the one path `import estimator_lib` registers
-        # for tf_keras (_lazy_api.install_keras_route), not TensorFlow's NotImplementedError.
+        # for tf_keras (_keras_route.install_keras_route), not TensorFlow's NotImplementedError.
         with self.assertRaisesRegex(ValueError, "must be a compiled tf.keras"):
             tf_keras.estimator.model_to_estimator(keras_model=object())
         compat.install()

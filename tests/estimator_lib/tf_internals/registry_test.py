@@ -29,15 +29,20 @@ _PYTHON = {"_exit", "_getframe", "_replace", "_asdict", "_fields", "_make",
 # Our own objects' private names read across our modules (file, name).
 _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         ("head/base_head.py", "_summary_key"),  # a head's summary key
-        ("canned/linear_sdca.py", "_weight_column")}  # our head's weight column
+        ("canned/linear_sdca.py", "_weight_column"),  # our head's weight column
+        # The Estimator's hook points, called on the owner (graph/model_graph.GraphOwner).
+        ("graph/inputs.py", "_call_input_fn"),
+        ("graph/inputs.py", "_get_features_from_input_fn"),
+        ("graph/inputs.py", "_get_features_and_labels_from_input_fn")}
 
 
 # Attribute writes (outside tf_internals/) to objects that are the library's own, not
 # TensorFlow's or the user's: (file, "object.attribute" as written).
 _OWN_WRITES = {
     ("_lazy_api.py", "package.*"),  # estimator_lib's own module: names loaded on first use
-    ("_lazy_api.py", "keras_lib.model_to_estimator"),  # the keras_lib route's modules,
-    ("_lazy_api.py", "route.keras_lib"),  # made by us
+    ("_keras_route.py", "keras_lib.model_to_estimator"),  # the keras_lib route's modules,
+    ("_keras_route.py", "route.keras_lib"),  # made by us
+    ("distribute/strategies.py", "_replica_call.conversion"),  # its own per-thread state
     ("training/preemption.py", "request.previous"),  # our StopRequest
     ("training/preemption.py", "request.signum"),
     ("training/preemption.py", "request.frame"),
