@@ -7,7 +7,10 @@ Run by hand only, in the throw-away venv described in tests/data/README.md:
 Runs every case of `exception_cases.py` (shared with
 `tests/estimator_lib/legacy/exceptions_test.py`) on TF 2.15.1 + tensorflow-estimator
 2.15.0 and records, per case, the exception's type (module and qualified name), the
-names of its MRO and the first line of its message; null where the original raised
+names of its MRO, the first line of its message and the case's key phrase; null where
+the original raised nothing. It refuses to write the record when a case's message lacks
+the key phrase the case declares (`exception_cases.KEYS`: the case stopped at another
+check first), or when a case raised and declares none, or declares one and raised
 nothing. Only the original's outputs are kept.
 """
 
@@ -51,13 +54,26 @@ def run_case(function, tf):
     return None
 
 
-def describe(error) -> dict:
+def key_problem(name, key, error):
+    """Why `error` is not what case `name` (declaring `key`) is named after; "" if it is."""
+    if error is None:
+        return "" if key is None else f"{name}: raised nothing; its key phrase is {key!r}"
+    if key is None:
+        return f"{name}: declares no key phrase but raised {type_name(type(error))}: {error}"
+    if key not in str(error):
+        return (f"{name}: the message does not contain the key phrase {key!r}, so the case "
+                f"stops at another check: {type_name(type(error))}: {str(error)[:500]}")
+    return ""
+
+
+def describe(error, key) -> dict:
     if error is None:
         return None
     message = str(error).strip().splitlines()
     return {"type": type_name(type(error)),
             "mro": [type_name(k) for k in type(error).__mro__],
-            "message": (message[0] if message else "")[:300]}
+            "message": (message[0] if message else "")[:300],
+            "key": key}
 
 
 def main(names):
@@ -69,11 +85,18 @@ def main(names):
     if names and os.path.exists(OUTPUT):
         with open(OUTPUT) as f:
             cases = json.load(f)["cases"]
+    problems = []
     for name, function in sorted(exception_cases.CASES.items()):
         if names and name not in names:
             continue
-        cases[name] = describe(run_case(function, tf))
+        error = run_case(function, tf)
+        problems.append(key_problem(name, exception_cases.KEYS[name], error))
+        cases[name] = describe(error, exception_cases.KEYS[name])
         print(name, cases[name] and cases[name]["type"], flush=True)
+    problems = [problem for problem in problems if problem]
+    if problems:
+        sys.exit("Not written: a case does not reach the check it is named after.\n"
+                 + "\n".join(problems))
     record = {"recorded_with": {"tensorflow": tf.__version__,
                                 "tensorflow_estimator": metadata.version("tensorflow-estimator"),
                                 "python": sys.version.split()[0]},

@@ -8,8 +8,10 @@ It runs tests/estimator_lib/distribute/multi_worker/program.py (the same program
 tests run here, `estimator_lib` standing for `tf.estimator`) as every task of each
 layout in LAYOUTS, on free ports of 127.0.0.1, and records per layout: the files of
 model_dir (event file names reduced to `events.out.tfevents.*`), each task's exit
-status and the `CONFIG` line it printed (estimator.config after train_and_evaluate).
-About 2 min on 2 shared cores. Only the original's outputs are kept.
+status and the `CONFIG` line it printed (estimator.config after train_and_evaluate),
+and the installed versions. Named layouts (`... make_tf215_multi_worker.py workers`)
+are re-recorded into the existing file. About 2 min on 2 shared cores. Only the
+original's outputs are kept.
 """
 
 import json
@@ -88,11 +90,33 @@ def _run_task(model_dir, out_dir):
     runpy.run_path(PROGRAM, run_name="__main__")
 
 
+def installed_versions():
+    """The installed TensorFlow, tensorflow-estimator and Keras (read without importing
+    them: the tasks import TensorFlow, this process does not)."""
+    from importlib import metadata  # pylint: disable=import-outside-toplevel
+
+    def version(*distributions):
+        for distribution in distributions:
+            try:
+                return metadata.version(distribution)
+            except metadata.PackageNotFoundError:
+                continue
+        return None
+
+    return {"tensorflow": version("tensorflow", "tensorflow-cpu"),
+            "tensorflow_estimator": version("tensorflow-estimator"),
+            "keras": version("keras"), "python": sys.version.split()[0]}
+
+
 def main(argv):
     if argv[1:2] == ["--task"]:
         _run_task(*argv[2:4])
         return
-    record = {"tensorflow_estimator": "2.15.0"}
+    record = {"versions": installed_versions()}
+    if argv[1:] and os.path.exists(OUTPUT):
+        with open(OUTPUT) as f:  # named layouts: re-recorded, the others kept
+            record = {**json.load(f), **record}
+        record.pop("tensorflow_estimator", None)
     for layout in argv[1:] or LAYOUTS:
         record[layout] = _record(layout)
         print(layout, json.dumps(record[layout], indent=1), flush=True)

@@ -10,6 +10,7 @@ records what the receiver fn returns, called in a fresh graph: its type, and eac
 receiver tensor's and feature's kind, name, dtype and shape; then it exports a tiny
 model with it and records every signature def of the SavedModel (method, and each
 input's and output's tensor name, dtype and shape). An error is recorded as its type.
+It also records the installed versions (`versions`).
 About 30 s. Only the original's outputs are kept.
 
 `tests/estimator_lib/export/receivers_table_test.py` imports this module and runs
@@ -240,7 +241,11 @@ def main():
     # pylint: disable=import-outside-toplevel
     import tensorflow as tf
     from tensorflow_estimator.python.estimator.export import export
-    record = {"tensorflow_estimator": "2.15.0"}
+    from importlib import metadata
+    record = {"versions": {"tensorflow": tf.__version__,
+                           "tensorflow_estimator": metadata.version("tensorflow-estimator"),
+                           "keras": metadata.version("keras"),
+                           "python": sys.version.split()[0]}}
     with tempfile.TemporaryDirectory() as work_dir:
         record.update(describe_all(tf.estimator, tf, export.SupervisedInputReceiver, work_dir))
     with open(OUTPUT, "w") as f:

@@ -8,12 +8,22 @@ os.environ; what `tf.keras` is; tf_keras' global settings; and the id of every
 attribute of TensorFlow's public modules (a walk of `tf.*`) and of the modules and
 classes estimator_lib patches (tf_internals/patches.py). docs/architecture.md lists what
 estimator_lib changes and when it puts it back.
+
+GlobalsLeftAsFoundTest calls each entry point once first (setUpClass), so that what
+TensorFlow loads on first use does not show as a change; FreshProcessTest therefore runs
+each entry point again as the first call of a fresh process (`python -m
+tests.estimator_lib.globals_test --fresh ENTRY MODEL_DIR`), so that a global changed on
+a first call only, and not put back, shows too.
 """
 
+import collections
+import json
 import logging
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import types
 import warnings
@@ -45,21 +55,23 @@ _SIGNALS = sorted(set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP}
 
 
 def _tensorflow_attributes():
-    """{dotted name: id} over TensorFlow's public module tree (and tf_keras')."""
+    """{module.name: id} over TensorFlow's public module tree (and tf_keras'), breadth
+    first: a module is named by its own name and reached at its least depth, so a module
+    that a call imports adds names and moves none."""
     seen, found = set(), {}
-    stack = [("tf", tf), ("tf_keras", tf_keras)]
-    while stack:
-        prefix, module = stack.pop()
+    queue = collections.deque([(0, tf), (0, tf_keras)])
+    while queue:
+        depth, module = queue.popleft()
         if id(module) in seen:
             continue
         seen.add(id(module))
         for name, value in sorted(vars(module).items()):
             if name.startswith("__"):
                 continue
-            found[f"{prefix}.{name}"] = id(value)
+            found[f"{module.__name__}.{name}"] = id(value)
             if isinstance(value, types.ModuleType) and value.__name__.startswith(
-                    ("tensorflow", "tf_keras", "keras")) and prefix.count(".") < 6:
-                stack.append((f"{prefix}.{name}", value))
+                    ("tensorflow", "tf_keras", "keras")) and depth < 6:
+                queue.append((depth + 1, value))
     return found
 
 
@@ -164,14 +176,37 @@ def _call(entry, estimator, fail_input, temp_dir):
 _ENTRIES = ("train", "evaluate", "predict", "export_saved_model", "train_and_evaluate")
 
 
-def _diff(before, after):
+# TensorFlow's own records of what ran, which TensorFlow sets whoever runs it (the
+# original's calls set them too): not state a call may put back.
+_TENSORFLOW_RECORDS = {
+    # flags.config() makes the flags object on first use.
+    "tensorflow.core.config.flags.FLAGS",
+    # Session.__init__ records that a session without the mixed-precision rewrite exists.
+    "tensorflow.python.training.experimental.mixed_precision_global_state."
+    "_non_mixed_precision_session_created",
+    # Saver.__init__ (the first) and every Saver.save record the time of the last write.
+    "tensorflow.python.training.saver._END_TIME_OF_LAST_WRITE",
+}
+
+
+def _diff(before, after, *, imports=False):
+    """What differs between two snapshots, but _TENSORFLOW_RECORDS. `imports`: not the
+    names a first call adds to TensorFlow's module tree either (modules it imports; the
+    names already there keep their values), nor a module's `__warningregistry__`
+    (Python's, made when a warning is first shown)."""
     changed = []
     for key in before:
         if before[key] == after[key]:
             continue
         if isinstance(before[key], dict):
             names = sorted(k for k in set(before[key]) | set(after[key])
-                           if before[key].get(k) != after[key].get(k))
+                           if before[key].get(k) != after[key].get(k)
+                           and k not in _TENSORFLOW_RECORDS)
+            if imports:
+                names = [k for k in names if not str(k).endswith(".__warningregistry__")
+                         and not (key == "tensorflow" and k not in before[key])]
+            if not names:
+                continue
             changed.append(f"{key}: {names[:20]}")
         else:
             changed.append(f"{key}: {before[key]!r} -> {after[key]!r}")
@@ -226,7 +261,10 @@ class GlobalsLeftAsFoundTest(tf.test.TestCase, parameterized.TestCase):
             os.environ["ESTIMATOR_LIB_GLOBALS_TEST"] = "1"
             tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.FATAL - 10)
             tf.config.set_soft_device_placement(not tf.config.get_soft_device_placement())
-            changed = "\n".join(_diff(before, snapshot()))
+            after = snapshot()
+            changed = "\n".join(_diff(before, after))
+            # The fresh-process rule (imports allowed) sees the same changes.
+            fresh = "\n".join(_diff(before, after, imports=True))
         finally:
             constant_op._constant_impl = previous  # pylint: disable=protected-access
             signal.signal(signal.SIGUSR1, handler)
@@ -238,9 +276,82 @@ class GlobalsLeftAsFoundTest(tf.test.TestCase, parameterized.TestCase):
         for key in ("patched", "signals", "absl verbosity", "environ", "tf verbosity",
                     "soft placement"):
             self.assertIn(key, changed)
+            self.assertIn(key, fresh)
         self.assertIn("_constant_impl", changed)
+        self.assertIn("_constant_impl", fresh)
         self.assertEqual(_diff(before, snapshot()), [])
 
 
+_REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _resolve_lazy_modules():
+    """Loads every lazily loaded module of the tree _tensorflow_attributes walks (tf.keras,
+    tf.compat.v1.keras, tf_keras' own loaders, ...), until none is left: TensorFlow
+    replaces each loader by its module on first use, whoever uses it, so the first call
+    of a process would show them as changed."""
+    for _ in range(10):
+        seen, stack, loaded = set(), [tf, tf_keras], 0
+        while stack:
+            module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            for value in list(vars(module).values()):
+                if not isinstance(value, types.ModuleType):
+                    continue
+                if "LazyLoader" in type(value).__name__:
+                    # A loader (TensorFlow's, Keras', tf_keras') loads its module when
+                    # asked for a name it lacks.
+                    hasattr(value, "__estimator_lib_no_such_name__")
+                    loaded += 1
+                elif value.__name__.startswith(("tensorflow", "tf_keras", "keras")):
+                    stack.append(value)
+        if not loaded:
+            return
+
+
+def fresh_process_main(entry, model_dir):
+    """In a fresh process: the snapshot, `entry`'s first call, what it left changed."""
+    _resolve_lazy_modules()
+    estimator = el.Estimator(_model_fn(False), model_dir=model_dir)
+    before = snapshot()
+    _call(entry, estimator, False, model_dir)
+    print("CHANGED " + json.dumps(_diff(before, snapshot(), imports=True)), flush=True)
+
+
+class FreshProcessTest(tf.test.TestCase, parameterized.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        # A checkpoint for evaluate, predict and export, made in this process.
+        cls._trained = tempfile.mkdtemp()
+        el.Estimator(_model_fn(False), model_dir=cls._trained).train(
+            _large_input_fn(False, repeat=True), steps=1)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls._trained, ignore_errors=True)
+        super().tearDownClass()
+
+    @parameterized.named_parameters((entry, entry) for entry in _ENTRIES)
+    def test_the_first_call_in_a_process_leaves_the_globals_as_found(self, entry):
+        model_dir = os.path.join(self.get_temp_dir(), entry)
+        if entry in ("evaluate", "predict", "export_saved_model"):
+            shutil.copytree(self._trained, model_dir)
+        result = subprocess.run(
+            [sys.executable, "-m", "tests.estimator_lib.globals_test", "--fresh", entry,
+             model_dir], cwd=_REPOSITORY, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+            capture_output=True, text=True, timeout=300, check=False)
+        lines = [line for line in result.stdout.splitlines() if line.startswith("CHANGED ")]
+        self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+        self.assertLen(lines, 1, result.stdout[-3000:])
+        self.assertEqual(json.loads(lines[0][len("CHANGED "):]), [])
+
+
 if __name__ == "__main__":
-    tf.test.main()
+    if sys.argv[1:2] == ["--fresh"]:
+        fresh_process_main(*sys.argv[2:4])
+    else:
+        tf.test.main()

@@ -121,3 +121,15 @@ def checksums(model_dir: str) -> dict:
             out[name] = dict(shape=shape, sum=float(value.sum()),
                              abs_sum=float(np.abs(value).sum()))
     return out
+
+
+def assert_checksums_close(test, expected: dict, model_dir: str, rtol: float) -> None:
+    """Fails `test` unless model_dir's checkpoint has `expected`'s variables (names,
+    shapes) with checksum values within `rtol` (atol 1e-6) of the recorded ones."""
+    sums = checksums(model_dir)
+    test.assertEqual(sorted(expected), sorted(sums))
+    for var, recorded in expected.items():
+        test.assertEqual(sorted(recorded), sorted(sums[var]), var)
+        for kind, value in recorded.items():
+            test.assertAllClose(value, sums[var][kind], rtol=rtol, atol=1e-6,
+                                msg=f"{var} {kind}")

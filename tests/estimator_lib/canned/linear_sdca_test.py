@@ -37,11 +37,7 @@ class LinearSDCATest(tf.test.TestCase, parameterized.TestCase):
                                     atol=1e-6, msg=key)
         # Same variables, slots and example-state table; same values.
         self.assertEqual(rec["variable_names"], est.get_variable_names())
-        sums = fixtures.checksums(est.model_dir)
-        for var, expected in rec["checksums"].items():
-            for kind, value in expected.items():
-                self.assertAllClose(value, sums[var][kind], rtol=_RTOL, atol=1e-6,
-                                    msg=f"{var} {kind}")
+        fixtures.assert_checksums_close(self, rec["checksums"], est.model_dir, _RTOL)
 
     @parameterized.parameters(*fixtures.SDCA_NAMES)
     def test_resumes_the_originals_model_dir(self, name):

@@ -1,14 +1,18 @@
-"""What the original raised, we raise: an instance of the original's exception type.
+"""What the original raised, we raise: an instance of the original's type, for its check.
 
 `tests/data/tf215_exceptions.json` was recorded from the original (TF 2.15.1 +
 tensorflow-estimator 2.15.0) by `tests/data/make_tf215_exceptions.py`, running each
 named program of `tests/data/exception_cases.py`. This test runs the same programs
 here after `compat.install()` and checks that each raises an instance of the type the
 original raised (ours may be a subclass, with a clearer message: an incompatible
-checkpoint is a `tf.errors.NotFoundError` that is also a ValueError).
+checkpoint is a `tf.errors.NotFoundError` that is also a ValueError), and that our
+message contains the case's key phrase, recorded with the original's message (the
+generator checked it is there), or the case's `ours=` phrase where our wording differs
+on purpose: so each case fails at the check it is named after, here as there.
 
-The cases where the original raised nothing are not checked here (several are
-deliberate differences, docs/estimator.md: we refuse earlier, with a message).
+The cases where the original raised nothing raise nothing here either, but those of
+`_REFUSED_HERE`: deliberate differences of docs/estimator.md (we refuse earlier, with a
+message).
 """
 
 import importlib
@@ -31,13 +35,36 @@ sys.path.remove(_DATA)
 with open(os.path.join(_DATA, "tf215_exceptions.json")) as _f:
     _RECORD = json.load(_f)
 
-# Cases whose original exception came from a bug of the original, not from a check a
-# caller could rely on: case -> why ours differs (documented in docs/estimator.md).
-_DIFFERENT = {}
+_DOCS = os.path.join(os.path.dirname(_DATA), "..", "docs", "estimator.md")
+
+# Cases where the original raised nothing and we refuse on purpose: case -> (the number
+# of the deliberate difference in docs/estimator.md, words that item says it with).
+_REFUSED_HERE = {
+    "dnn_linear_combined_dnn_without_hidden_units": (14, "bad constructor arguments are"),
+    "regression_head_label_dtype_string": (17, "string regression labels get a ValueError"),
+    "numpy_input_fn_x_a_string": (25, "`numpy_input_fn` with `x` neither a dict nor an array"),
+    "spec_unknown_mode": (25, "`EstimatorSpec` with a mode that is not a `ModeKeys` value"),
+}
 
 
 def _raised_cases():
     return sorted(name for name, raised in _RECORD["cases"].items() if raised)
+
+
+def _silent_cases():
+    return sorted(name for name, raised in _RECORD["cases"].items() if not raised)
+
+
+def _deliberate_difference(number: int) -> str:
+    """The text of item `number` of docs/estimator.md's deliberate differences, each run
+    of white space one space."""
+    with open(_DOCS) as f:
+        text = f.read()
+    section = text[text.index("## Deliberate differences"):]
+    section = section[:section.index("\n## ", 4)]
+    start = section.index(f"\n{number}. ")
+    following = section.find(f"\n{number + 1}. ", start)
+    return " ".join(section[start:following if following > 0 else len(section)].split())
 
 
 def _resolve(path: str) -> type:
@@ -76,10 +103,17 @@ class ExceptionTypesTest(parameterized.TestCase, tf.test.TestCase):
         self.assertEqual(sorted(_RECORD["cases"]), sorted(exception_cases.CASES))
         self.assertGreaterEqual(len(_raised_cases()), 150)
 
+    def test_the_record_holds_each_case_s_key_phrase(self):
+        # The generator wrote each key phrase it found in the original's message; a case
+        # whose phrase changed since must be recorded again.
+        for name, original in _RECORD["cases"].items():
+            with self.subTest(name):
+                self.assertEqual(original and original["key"], exception_cases.KEYS[name])
+        self.assertEqual(sorted(set(exception_cases.OURS) - set(_raised_cases())),
+                         sorted(_REFUSED_HERE))
+
     @parameterized.named_parameters((name, name) for name in _raised_cases())
-    def test_raises_the_original_type(self, name):
-        if name in _DIFFERENT:
-            self.skipTest(_DIFFERENT[name])
+    def test_raises_the_original_type_at_its_check(self, name):
         original = _RECORD["cases"][name]
         expected = _resolve(original["type"])
         error = make_tf215_exceptions.run_case(exception_cases.CASES[name], tf)
@@ -90,6 +124,24 @@ class ExceptionTypesTest(parameterized.TestCase, tf.test.TestCase):
             error, expected,
             f"{name}: the original raised {original['type']} ({original['message']}); "
             f"ours {make_tf215_exceptions.type_name(type(error))} ({error})")
+        phrase = exception_cases.OURS.get(name, original["key"])
+        self.assertIn(phrase, str(error),
+                      f"{name}: the original said {original['message']!r}; ours stopped at "
+                      f"another check")
+
+    @parameterized.named_parameters((name, name) for name in _silent_cases())
+    def test_raises_nothing_where_the_original_raised_nothing(self, name):
+        error = make_tf215_exceptions.run_case(exception_cases.CASES[name], tf)
+        if name not in _REFUSED_HERE:
+            self.assertIsNone(error, f"{name}: the original raised nothing; ours "
+                                     f"{error and make_tf215_exceptions.type_name(type(error))}"
+                                     f" ({error})")
+            return
+        number, words = _REFUSED_HERE[name]
+        self.assertIn(words, _deliberate_difference(number))
+        self.assertIsNotNone(error, f"{name}: refused here on purpose (docs/estimator.md, "
+                                    f"deliberate difference {number}); ours raised nothing")
+        self.assertIn(exception_cases.OURS[name], str(error))
 
 
 if __name__ == "__main__":
