@@ -1,7 +1,8 @@
 """`python -m estimator_lib.launch`: its command line, and the launch from start to exit.
 
     python -m estimator_lib.launch --workers=N [--ps=M] [--chief] [--evaluator]
-        [--grace_secs=S] [--emit=tfjob [--image=IMAGE] [--name=NAME]] PROG.py [ARGS...]
+        [--grace_secs=S] [--emit=tfjob [--image=IMAGE] [--name=NAME] [--volume=CLAIM:PATH]]
+        PROG.py [ARGS...]
 
 PROG may also be `-m MODULE`. Everything from PROG on is the program's own.
 """
@@ -45,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="--emit=tfjob: the container image holding PROG")
     parser.add_argument("--name", default="estimator-job",
                         help="--emit=tfjob: the TFJob's metadata.name")
+    parser.add_argument("--volume", metavar="CLAIM:PATH",
+                        help="--emit=tfjob: a PersistentVolumeClaim every replica mounts "
+                             "at PATH (put model_dir there)")
     return parser
 
 
@@ -73,7 +77,12 @@ def main(argv: Optional[Sequence[str]] = None, stdout: TextIO = sys.stdout,
     except ValueError as e:
         parser.error(str(e))
     if args.emit == "tfjob":
-        stdout.write(tfjob.manifest(roles, ["python", *program], args.name, args.image))
+        try:
+            text = tfjob.manifest(roles, ["python", *program], args.name, args.image,
+                                  args.volume)
+        except ValueError as e:
+            parser.error(str(e))
+        stdout.write(text)
         return 0
     return run(roles, [sys.executable, *program], args.grace_secs, stdout, stderr)
 

@@ -7,7 +7,7 @@ launcher uses the standard library only.
 """
 
 import json
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from estimator_lib.launcher import cluster
 
@@ -22,7 +22,8 @@ def _quoted(value: str) -> str:
     return json.dumps(value)  # A JSON string is a valid YAML scalar.
 
 
-def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str) -> str:
+def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str,
+             volume: Optional[str] = None) -> str:
     """The TFJob YAML: one replica spec per role, each running `command` in `image`.
 
     Args:
@@ -30,7 +31,17 @@ def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str
         command: The container's command (the program and its arguments).
         name: `metadata.name` of the TFJob.
         image: The container image holding the program.
+        volume: `CLAIM:PATH`: the PersistentVolumeClaim every replica mounts at PATH
+            (where model_dir is: every task reads the chief's checkpoints), or None.
     """
+    mount = None
+    if volume is not None:
+        claim, _, path = volume.partition(":")
+        if not claim or not path.startswith("/"):
+            raise ValueError(
+                f"--volume must be CLAIM:/MOUNT/PATH (a PersistentVolumeClaim's name and "
+                f"where every replica mounts it); got {volume!r}.")
+        mount = (claim, path)
     counts = {cluster.CHIEF: int(roles.chief), cluster.WORKER: roles.workers,
               cluster.PS: roles.ps, cluster.EVALUATOR: int(roles.evaluator)}
     lines: List[str] = [
@@ -40,7 +51,9 @@ def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str
         f"  name: {_quoted(name)}",
         "spec:",
         "  runPolicy:",
-        "    cleanPodPolicy: Running  # ps and evaluator pods end with the job",
+        "    # The job succeeds when the chief (or worker 0) completes; estimator_lib's ps and",
+        "    # evaluator end by themselves, the evaluator after the last checkpoint: keep them.",
+        '    cleanPodPolicy: "None"',
         "  tfReplicaSpecs:",
     ]
     for task_type, replica_type in _REPLICA_TYPES:
@@ -64,4 +77,14 @@ def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str
             f"                - containerPort: {TFJOB_PORT}",
             "                  name: tfjob-port",
         ]
+        if mount is not None:
+            lines += [
+                "              volumeMounts:",
+                "                - name: model-dir",
+                f"                  mountPath: {_quoted(mount[1])}",
+                "          volumes:",
+                "            - name: model-dir",
+                "              persistentVolumeClaim:",
+                f"                claimName: {_quoted(mount[0])}",
+            ]
     return "\n".join(lines) + "\n"

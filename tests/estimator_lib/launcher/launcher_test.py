@@ -217,6 +217,16 @@ class TFJobTest(absltest.TestCase):
             self.assertEqual(container["ports"], [{"containerPort": 2222,
                                                    "name": "tfjob-port"}])
 
+    def test_a_volume_is_mounted_in_every_replica(self):
+        job = self._manifest("--workers=1", "--chief", "--volume=runs:/mnt/model", "t.py")
+        for spec in job["spec"]["tfReplicaSpecs"].values():
+            pod = spec["template"]["spec"]
+            self.assertEqual(pod["volumes"], [{"name": "model-dir", "persistentVolumeClaim":
+                                               {"claimName": "runs"}}])
+            self.assertEqual(pod["containers"][0]["volumeMounts"],
+                             [{"name": "model-dir", "mountPath": "/mnt/model"}])
+        self.assertEqual(job["spec"]["runPolicy"], {"cleanPodPolicy": "None"})
+
     def test_workers_only_and_module_programs(self):
         job = self._manifest("--workers=3", "-m", "trainer.task", "--lr=0.1")
         specs = job["spec"]["tfReplicaSpecs"]
