@@ -41,7 +41,7 @@ class Roles:
                 "`chief`). Add --chief.")
 
     def tasks(self) -> List[Tuple[str, int]]:
-        """Every task as (type, index): the chief, the workers, the ps, the evaluator."""
+        """Lists every task as (type, index): the chief, the workers, the ps, the evaluator."""
         tasks = [(CHIEF, 0)] if self.chief else []
         tasks += [(WORKER, i) for i in range(self.workers)]
         tasks += [(PS, i) for i in range(self.ps)]
@@ -50,7 +50,7 @@ class Roles:
         return tasks
 
     def cluster_sizes(self) -> Dict[str, int]:
-        """The training cluster's jobs and their sizes (the evaluator is not one)."""
+        """Counts the tasks of each job of the training cluster (the evaluator is not one)."""
         sizes = {CHIEF: 1} if self.chief else {}
         if self.workers:
             sizes[WORKER] = self.workers
@@ -60,7 +60,7 @@ class Roles:
 
 
 def free_ports(count: int, host: str = "127.0.0.1") -> List[int]:
-    """`count` distinct TCP ports free on `host` (held open together while picked)."""
+    """Picks `count` distinct TCP ports free on `host` (held open together while picked)."""
     sockets = []
     try:
         for _ in range(count):
@@ -75,7 +75,7 @@ def free_ports(count: int, host: str = "127.0.0.1") -> List[int]:
 
 def cluster_on_ports(roles: Roles, ports: List[int], host: str = "127.0.0.1"
                      ) -> Dict[str, List[str]]:
-    """The cluster dict of TF_CONFIG: each job's addresses, in `ports` order."""
+    """Builds the cluster dict of TF_CONFIG: each job's addresses, in `ports` order."""
     cluster, taken = {}, 0
     for job, size in roles.cluster_sizes().items():
         cluster[job] = [f"{host}:{port}" for port in ports[taken:taken + size]]
@@ -84,7 +84,7 @@ def cluster_on_ports(roles: Roles, ports: List[int], host: str = "127.0.0.1"
 
 
 def tf_configs(roles: Roles, cluster: Dict[str, List[str]]) -> List[Tuple[str, str]]:
-    """Each task's name (`type:index`) and TF_CONFIG text, in `roles.tasks()` order."""
+    """Writes each task's name (`type:index`) and TF_CONFIG text, in `roles.tasks()` order."""
     return [(f"{task_type}:{index}",
              json.dumps({"cluster": cluster, "task": {"type": task_type, "index": index}}))
             for task_type, index in roles.tasks()]

@@ -53,8 +53,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _split(argv: Sequence[str]):
-    """(launcher options, program): the program starts at the first argument that is
-    not an option of ours (or after `--`); `-m MODULE` starts it too."""
+    """Splits the arguments into (launcher options, program): the program starts at the
+    first argument that is not an option of ours (or after `--`); `-m MODULE` starts
+    it too."""
     for i, arg in enumerate(argv):
         if arg == "--":
             return list(argv[:i]), list(argv[i + 1:])

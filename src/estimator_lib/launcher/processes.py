@@ -28,12 +28,12 @@ def _die_with_parent():
 
 
 def exit_status(returncode: int) -> int:
-    """A shell's exit status for a Popen returncode (a signal N: 128 + N)."""
+    """Converts a Popen returncode to a shell's exit status (a signal N: 128 + N)."""
     return 128 - returncode if returncode < 0 else returncode
 
 
 def describe(returncode: int) -> str:
-    """`exited N`, or `was killed by SIGNAME` for a negative returncode."""
+    """Describes how a task ended: `exited N`, or `was killed by SIGNAME`."""
     if returncode < 0:
         try:
             return f"was killed by {signal.Signals(-returncode).name}"
@@ -43,7 +43,7 @@ def describe(returncode: int) -> str:
 
 
 class Job:
-    """The task processes of one launch, and the threads that copy their output.
+    """Runs the task processes of one launch, with the threads that copy their output.
 
     Args:
         command: What every task runs (the same program on each).
@@ -84,14 +84,14 @@ class Job:
         self._ended.put((name, process.wait()))
 
     def next_end(self, timeout: Optional[float]) -> Optional[Tuple[str, int]]:
-        """The next task to end, as (name, returncode); None if none ended in time."""
+        """Returns the next task to end, as (name, returncode); None if none ended in time."""
         try:
             return self._ended.get(timeout=timeout)
         except queue.Empty:
             return None
 
     def running(self) -> List[str]:
-        """The names of the tasks still running."""
+        """Lists the names of the tasks still running."""
         return [name for name, p in self.processes.items() if p.poll() is None]
 
     def signal_all(self, signum: int, names: Optional[Sequence[str]] = None):

@@ -24,7 +24,7 @@ def _quoted(value: str) -> str:
 
 def manifest(roles: cluster.Roles, command: Sequence[str], name: str, image: str,
              volume: Optional[str] = None) -> str:
-    """The TFJob YAML: one replica spec per role, each running `command` in `image`.
+    """Writes the TFJob YAML: one replica spec per role, each running `command` in `image`.
 
     Args:
         roles: The job's tasks.

@@ -24,7 +24,8 @@ def train_loop(config):
     import ray.train  # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
 
-    from tests.estimator_lib.distribute.multi_worker import program  # pylint: disable=import-outside-toplevel
+    # pylint: disable-next=import-outside-toplevel
+    from tests.estimator_lib.distribute.multi_worker import program
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()  # reads Ray's TF_CONFIG
     run_config = el.RunConfig(model_dir=config["model_dir"], train_distribute=strategy,
