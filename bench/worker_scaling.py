@@ -47,8 +47,10 @@ What they do not show: scaling across machines. N processes here share {cores} c
 memory bandwidth and caches, so with N > cores (or N = cores beside the OS) the
 processes compete for the same hardware and examples/sec can fall as N rises; on N
 machines each process would have its own. Nor do they show network cost: loopback
-all-reduce is far cheaper than a real network's. Read them as overhead and
-correctness of the distributed path, not as a cluster's speed-up."""
+all-reduce is far cheaper than a real network's. A load average above the core count
+means other work ran beside the benchmark: its figures then vary run to run by a factor
+of 2 or more. Read them as overhead and correctness of the distributed path, not as a
+cluster's speed-up."""
 
 
 def _parse(argv):
@@ -97,9 +99,10 @@ def _run_local(args, framework, scratch):
 def main(argv=None):
     args = _parse(argv)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    print(f"machine: {os.cpu_count()} logical CPUs, {cores} usable by this process; "
-          f"per-worker batch {args.per_worker_batch}, {args.steps} steps "
-          f"({args.warm_steps} warm-up left out)", flush=True)
+    print(f"machine: {os.cpu_count()} logical CPUs, {cores} usable by this process, load "
+          f"average {os.getloadavg()[0]:.1f} (other work shares them); per-worker batch "
+          f"{args.per_worker_batch}, {args.steps} steps ({args.warm_steps} warm-up left out)",
+          flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for framework in args.frameworks:
