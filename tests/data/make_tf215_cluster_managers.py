@@ -45,6 +45,8 @@ def main():
             os.environ.update(task["env"])
             try:
                 record[manager][task["name"]] = view(tf.estimator.RunConfig())
+            except ValueError as e:  # A cluster the original refused.
+                record[manager][task["name"]] = {"error": f"ValueError: {e}"}
             finally:
                 os.environ.clear()
                 os.environ.update(saved)

@@ -90,9 +90,16 @@ class RunConfigTest(tf.test.TestCase):
             for task in shape["tasks"]:
                 if task["runs"] != "program":
                     continue
+                expected = original[manager][task["name"]]
                 with self.subTest(manager=manager, task=task["name"]), \
                         mock.patch.dict(os.environ, task["env"]):
-                    self.assertEqual(_view(el.RunConfig()), original[manager][task["name"]])
+                    if "error" in expected:  # Refused by the original: by us too, and
+                        # our message starts with the original's.
+                        message = expected["error"][len("ValueError: "):]
+                        with self.assertRaisesRegex(ValueError, "^" + re.escape(message)):
+                            el.RunConfig()
+                    else:
+                        self.assertEqual(_view(el.RunConfig()), expected)
 
 
 @pytest.mark.timeout(_JOB_SECS + 60)
