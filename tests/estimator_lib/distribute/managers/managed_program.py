@@ -47,7 +47,7 @@ def main():
     if args.strategy == "mwms" and task["type"] != "evaluator":
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
     config = estimator.RunConfig(model_dir=args.model_dir, train_distribute=strategy,
-                                 save_checkpoints_steps=10, tf_random_seed=1,
+                                 save_checkpoints_steps=20, tf_random_seed=1,
                                  experimental_max_worker_delay_secs=0)
     age = tf.feature_column.numeric_column("age")
     hours = tf.feature_column.numeric_column("hours_per_week")
