@@ -183,7 +183,9 @@ class ManagedJobTest(tf.test.TestCase):
         steps = sorted(int(m.group(1)) for f in tf.io.gfile.listdir(model_dir)
                        for m in [re.fullmatch(r"model\.ckpt-(\d+)\.index", f)] if m)
         self.assertEqual(steps[0], 0)
-        self.assertEqual(steps[-1], train_steps)
+        # Parameter servers train asynchronously: a worker's step in flight when the
+        # chief reached the last one may count past it, as in the original.
+        self.assertBetween(steps[-1], train_steps, train_steps + 2)
         self.assertFalse([f for f in tf.io.gfile.listdir(model_dir)
                           if f.startswith("tmp_worker_")])
         self.assertNotEmpty(tf.io.gfile.glob(os.path.join(model_dir, "eval", "events.*")))
