@@ -10,10 +10,11 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
+
+from estimator_lib.launcher import cluster as launcher_cluster
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(_HERE)
@@ -23,28 +24,16 @@ FAILED_TASK_GRACE_SECS = 15.0
 
 
 def free_ports(count):
-    """`count` distinct free TCP ports on 127.0.0.1 (held open together while picked)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """`count` distinct free TCP ports on 127.0.0.1 (the launcher's)."""
+    return launcher_cluster.free_ports(count)
 
 
 def tf_configs(ports):
-    """One TF_CONFIG per task: a chief, then workers, all on 127.0.0.1."""
-    addresses = [f"127.0.0.1:{port}" for port in ports]
-    cluster = {"chief": addresses[:1]}
-    if len(addresses) > 1:
-        cluster["worker"] = addresses[1:]
-    tasks = [("chief", 0)] + [("worker", i) for i in range(len(addresses) - 1)]
-    return [json.dumps({"cluster": cluster, "task": {"type": t, "index": i}})
-            for t, i in tasks]
+    """One TF_CONFIG per task: a chief, then workers, all on 127.0.0.1 (the launcher's
+    `--chief --workers=len(ports)-1`)."""
+    roles = launcher_cluster.Roles(workers=len(ports) - 1, chief=True)
+    addresses = launcher_cluster.cluster_on_ports(roles, ports)
+    return [text for _, text in launcher_cluster.tf_configs(roles, addresses)]
 
 
 def _pin(core):

@@ -14,6 +14,8 @@ the global `--batch_size`, on the same random in-memory images, with one of:
                            input_fn batches per replica (global / replicas), as
                            the original Estimator's contract
 - estimator_lib_keras:     estimator_lib.model_to_estimator(make_cnn()), the same
+- estimator_lib_canned:    estimator_lib.DNNClassifier (784 pixels, hidden [128, 64],
+                           Adam), the same (bench/worker_scaling.py)
 - keras_fit:               tf_keras Model.fit under the strategy's scope, on the
                            dataset batched by the global batch, auto-sharding off
                            (each replica gets global / replicas examples a step)
@@ -34,7 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import compare_run  # noqa: E402  pylint: disable=wrong-import-position
 
-FRAMEWORKS = ("estimator_lib_model_fn", "estimator_lib_keras", "keras_fit")
+FRAMEWORKS = ("estimator_lib_model_fn", "estimator_lib_keras", "estimator_lib_canned",
+              "keras_fit")
 
 
 def _parse(argv):
@@ -48,6 +51,8 @@ def _parse(argv):
     parser.add_argument("--model_dir", default=None,
                         help="The Estimator's model_dir, shared by every task of the run.")
     parser.add_argument("--result", required=True)
+    parser.add_argument("--local", action="store_true",
+                        help="One process without a strategy (no TF_CONFIG): the baseline.")
     return parser.parse_args(argv)
 
 
@@ -63,15 +68,15 @@ def main(argv=None):
     keras = compare_run.keras_module(tf)
     imported = time.time()
 
-    strategy = tf.distribute.MultiWorkerMirroredStrategy()  # Waits for every task.
-    cluster_ready = time.time()
+    strategy = None if args.local else tf.distribute.MultiWorkerMirroredStrategy()
+    cluster_ready = time.time()  # MultiWorkerMirroredStrategy() waits for every task.
     rng = np.random.RandomState(0)
     images = rng.randint(0, 256, (args.examples, 28, 28, 1), dtype=np.uint8)
     images = images.astype(np.float32) / np.float32(255.0)
     labels = np.eye(compare_run.NUM_CLASSES, dtype=np.float32)[
         rng.randint(0, compare_run.NUM_CLASSES, args.examples)]
     steps = args.examples // args.batch_size
-    replicas = strategy.num_replicas_in_sync
+    replicas = strategy.num_replicas_in_sync if strategy is not None else 1
     if steps < 2 or args.batch_size % replicas:
         raise ValueError(
             f"`batch_size` must divide across the {replicas} replicas and `examples` give at "
@@ -96,13 +101,24 @@ def main(argv=None):
 def _run_estimator(tf, keras, args, strategy, images, labels, steps):
     import estimator_lib  # pylint: disable=import-outside-toplevel
     config = estimator_lib.RunConfig(model_dir=args.model_dir, train_distribute=strategy)
-    per_replica_batch = args.batch_size // strategy.num_replicas_in_sync
+    # The Estimator's contract: under a strategy, the input_fn batches per replica.
+    per_replica_batch = args.batch_size // (strategy.num_replicas_in_sync if strategy else 1)
 
     def input_fn():
-        # The Estimator's contract: under a strategy, the input_fn batches per replica.
         return compare_run.make_dataset(tf, images, labels, per_replica_batch)
 
-    if args.framework == "estimator_lib_keras":
+    def canned_input_fn():  # The canned estimator's features: a dict of flat pixels.
+        dataset = tf.data.Dataset.from_tensor_slices(
+            ({"pixels": images.reshape(len(images), -1)}, labels.argmax(1)))
+        return dataset.repeat().batch(per_replica_batch, drop_remainder=True)
+
+    if args.framework == "estimator_lib_canned":
+        estimator = estimator_lib.DNNClassifier(
+            hidden_units=[128, 64], n_classes=compare_run.NUM_CLASSES, optimizer="Adam",
+            feature_columns=[tf.feature_column.numeric_column("pixels", shape=[784])],
+            config=config)
+        input_fn = canned_input_fn
+    elif args.framework == "estimator_lib_keras":
         from estimator_lib.bin.jobs import models  # pylint: disable=import-outside-toplevel
         estimator = estimator_lib.model_to_estimator(
             keras_model=models.make_cnn(learning_rate=compare_run.LEARNING_RATE), config=config)

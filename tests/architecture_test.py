@@ -27,8 +27,8 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY = os.path.join(_REPO, "src", "estimator_lib")
 _DOC = os.path.join(_REPO, "docs", "architecture.md")
 _BENCH = os.path.join(_REPO, "bench")
-_PUBLIC_FACE = {"__init__.py", "_api.py", "_keras_route.py", "_lazy_api.py", "compat.py", "experimental.py",
-                "run.py"}
+_PUBLIC_FACE = {"__init__.py", "_api.py", "_keras_route.py", "_lazy_api.py", "compat.py",
+                "experimental.py", "launch.py", "run.py"}
 _MAX_LINES = 400
 
 # What a config (or TF_CONFIG) says about the kind of job: its strategy, its cluster,
@@ -66,6 +66,7 @@ _ENVIRONMENT_READERS = {
                                  "starts to load (standard library only: importing core/ would "
                                  "load TensorFlow first)",
     "bin/scaling_benchmark.py": "a binary: passes its environment on to the runs it starts",
+    "launcher/main.py": "the local launcher: passes its environment on to the tasks it starts",
     "datasets/kaggle_download.py": "the Kaggle credentials (datasets/ imports nothing of the "
                                    "library)",
 }

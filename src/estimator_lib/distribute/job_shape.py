@@ -199,13 +199,19 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
             extended.should_checkpoint)
     else:
         initializes = writes = config.is_chief
+    master = config.master
+    if mode == MULTI_WORKER and not master:
+        # A one-task cluster: RunConfig.master is '' (as the original's), but the
+        # strategy places the variables on this task's job, which only its server has.
+        master = "grpc://" + config.cluster_spec.task_address(config.task_type,
+                                                              config.task_id)
     return JobShape(
         mode=mode, strategy=strategy, device_fn=device_fn, initializes=initializes,
         writes=writes,
         cluster=(config.cluster_spec.as_dict() if mode in (MULTI_WORKER, PARAMETER_SERVER)
                  else None),
         session_config=_session_config(session_config, strategy),
-        master=config.master, role=role, num_replicas=strategies.num_replicas(strategy),
+        master=master, role=role, num_replicas=strategies.num_replicas(strategy),
         steps_per_run=config.steps_per_run,
         prepare_task=((lambda: parameter_servers.prepare_task(config))
                       if mode == PARAMETER_SERVER else None))
