@@ -47,14 +47,14 @@ class Recorder:
     """Records the instance attributes public methods read on `self` while active.
 
     Args:
-        bases: role -> class; the recording `__getattribute__` goes on each class (its
-            subclasses inherit it) while the recorder is entered.
+        bases: (role, class) pairs; the recording `__getattribute__` goes on each
+            class (its subclasses inherit it) while the recorder is entered.
         descriptors: Also record names the class defines as data descriptors (here:
             state kept as a property over another attribute).
     """
 
     def __init__(self, bases, descriptors=False):
-        self.bases = dict(bases)
+        self.bases = list(bases)
         self.descriptors = descriptors
         self.records = set()
         self.active = False
@@ -85,7 +85,9 @@ class Recorder:
         return previous, __getattribute__
 
     def __enter__(self):
-        for role, cls in self.bases.items():
+        for role, cls in self.bases:
+            if cls in self._previous:
+                continue
             previous, function = self._recording(role, cls)
             self._previous[cls] = previous
             cls.__getattribute__ = function
@@ -114,13 +116,15 @@ def _static(cls, name):
 
 
 def original_bases():
-    """role -> base class, reached at the original's module paths."""
+    """(role, base class) pairs, reached at the original's module paths (the v2
+    Estimator is a subclass of the v1 one there, not here)."""
     # pylint: disable=import-outside-toplevel
     from tensorflow_estimator.python.estimator import estimator
     from tensorflow_estimator.python.estimator.canned import head as v1_head
     from tensorflow_estimator.python.estimator.head import base_head
-    return {"estimator": estimator.Estimator, "head": base_head.Head,
-            "v1_head": v1_head._Head}  # pylint: disable=protected-access
+    return [("estimator", estimator.Estimator), ("estimator", estimator.EstimatorV2),
+            ("head", base_head.Head),
+            ("v1_head", v1_head._Head)]  # pylint: disable=protected-access
 
 
 # ------------------------------------------------------------------------------- data
