@@ -76,6 +76,10 @@ class ConfigAlias:
         return value
 
     def __set__(self, instance, value):
+        if "_config" not in vars(instance):
+            # Before Estimator.__init__ (a subclass's own __init__): the original's
+            # __init__ overwrote such an assignment, so it has no effect here either.
+            return
         instance._config = instance._config.replace(  # pylint: disable=protected-access
             **{self.field: value})
 
