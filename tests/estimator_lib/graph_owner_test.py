@@ -64,8 +64,24 @@ class CallTimeReadsTest(tf.test.TestCase):
 
     def test_the_estimator_holds_each_piece_of_constructor_state_once(self):
         estimator = self._estimator()
-        self.assertEqual(set(vars(estimator)),
-                         set(construction.CALL_TIME_ATTRIBUTES) | {"_model_dir"})
+        self.assertEqual(set(vars(estimator)), set(construction.CALL_TIME_ATTRIBUTES))
+        # The original's copies of RunConfig fields are views of `_config`.
+        for attribute, field in construction.CONFIG_ALIASES.items():
+            self.assertIs(getattr(estimator, attribute), getattr(estimator._config, field))
+
+    def test_a_config_alias_assigned_on_the_instance_replaces_the_config(self):
+        estimator = self._estimator()
+        placed = []
+
+        def device_fn(op):
+            placed.append(op.type)
+            return "/cpu:0"
+
+        estimator._device_fn = device_fn
+        self.assertIs(estimator.config.device_fn, device_fn)
+        self.assertNotIn("_device_fn", vars(estimator))
+        estimator.train(_input_fn, steps=1)
+        self.assertIn("VarHandleOp", placed)
 
     def test_model_fn_replaced_on_the_instance_runs_in_every_entry_point(self):
         estimator = self._estimator()

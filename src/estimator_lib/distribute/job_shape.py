@@ -191,8 +191,7 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
     """
     role = role_of(config)
     mode, strategy = role.mode, role.strategy
-    device_fn = config.device_fn or (parameter_servers.device_fn(config)
-                                     if mode == PARAMETER_SERVER else None)
+    device_fn = config.device_fn or default_device_fn(config)
     if mode == MULTI_WORKER:
         extended = strategy.extended
         initializes, writes = bool(extended.experimental_should_init), bool(
@@ -215,6 +214,12 @@ def decide(config, session_config: tf.compat.v1.ConfigProto) -> JobShape:
         steps_per_run=config.steps_per_run,
         prepare_task=((lambda: parameter_servers.prepare_task(config))
                       if mode == PARAMETER_SERVER else None))
+
+
+def default_device_fn(config) -> Optional[Callable]:
+    """The device function training with `config` (a RunConfig) gets when the config
+    sets none: the parameter-server tasks' round-robin placement, else None."""
+    return parameter_servers.device_fn(config) if mode_of(config) == PARAMETER_SERVER else None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -39,6 +39,50 @@ HOOK_POINTS = (
 CALL_TIME_ATTRIBUTES = ("_model_fn", "_params", "_config", "_session_config",
                         "_warm_start_settings")
 
+# The original's instance attributes that were copies of RunConfig fields, here views
+# of `_config` (`ConfigAlias`): attribute -> field.
+CONFIG_ALIASES = {"_model_dir": "model_dir", "_train_distribution": "train_distribute",
+                  "_eval_distribution": "eval_distribute", "_device_fn": "device_fn"}
+
+
+class ConfigAlias:
+    """The original's instance attribute for one field of the RunConfig (`_model_dir`,
+    `_train_distribution`, ...), kept as a view of `_config`, the one authority.
+
+    Reading it reads `self._config` now; assigning it on an instance replaces
+    `self._config` by a copy with the field replaced (`RunConfig.replace`), so the next
+    call obeys it, as the original obeyed its replaced attribute (docs/estimator.md,
+    "Call-time reads").
+
+    Args:
+        field: The RunConfig field.
+        default: Called with the config when the field is None, for the value the
+            original derived (the parameter-server tasks' device function).
+    """
+
+    def __init__(self, field: str, default=None):
+        self.field = field
+        self._default = default
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = getattr(instance._config, self.field)  # pylint: disable=protected-access
+        if value is None and self._default is not None:
+            value = self._default(instance._config)  # pylint: disable=protected-access
+        return value
+
+    def __set__(self, instance, value):
+        if "_config" not in vars(instance):
+            # Before Estimator.__init__ (a subclass's own __init__): the original's
+            # __init__ overwrote such an assignment, so it has no effect here either.
+            return
+        instance._config = instance._config.replace(  # pylint: disable=protected-access
+            **{self.field: value})
+
 
 def check_config_type(config) -> None:
     """Raises the original's ValueError unless `config` is None or a RunConfig."""

@@ -77,7 +77,6 @@ class Estimator:
             raise ValueError("model_fn must be provided to Estimator.")
         verify_model_fn_args(model_fn, params)
         self._config = construction.resolve_config(config, model_dir)
-        self._model_dir = self._config.model_dir
         tf.io.gfile.makedirs(self._model_dir)
         # Each piece of constructor state lives here alone, by the original's name; the
         # graphs read it at every call (graph/model_graph.py), so a program or library
@@ -88,6 +87,14 @@ class Estimator:
         self._warm_start_settings = warm_starting.resolve(warm_start_from)
         logging.info("Using config: %s",
                      run_config_lib.as_original_dict(self._config, self._session_config))
+
+    # The original's copies of four RunConfig fields, views of `_config` here: one
+    # authority, and `est._device_fn = fn` replaces the config's (docs/estimator.md,
+    # "Call-time reads").
+    _model_dir = construction.ConfigAlias("model_dir")
+    _train_distribution = construction.ConfigAlias("train_distribute")
+    _eval_distribution = construction.ConfigAlias("eval_distribute")
+    _device_fn = construction.ConfigAlias("device_fn", default=job_shape.default_device_fn)
 
     # Read-only properties, as the original.
     model_dir = property(lambda self: self._model_dir,

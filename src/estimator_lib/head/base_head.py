@@ -28,6 +28,7 @@ from estimator_lib.head.checks import check_dense_labels_match_logits_and_reshap
 from estimator_lib.head.checks import check_label_range  # noqa: F401
 from estimator_lib.head.checks import check_logits_final_dim
 from estimator_lib.head.checks import get_weights_and_check_match_logits  # noqa: F401
+from estimator_lib.head import fixed_keys
 from estimator_lib.head.outputs import all_class_ids  # noqa: F401
 from estimator_lib.head.outputs import all_classes  # noqa: F401
 from estimator_lib.head.outputs import classification_output  # noqa: F401
@@ -180,6 +181,10 @@ class SingleHead(Head):
         """The name given at construction, or None."""
         return self._name
 
+    def _metric_key(self, name: str) -> str:
+        # The key fixed at construction, as the original's (head/fixed_keys.py).
+        return fixed_keys.key(self, name)
+
     @property
     def loss_reduction(self):
         """The `tf.losses.Reduction` given at construction."""
@@ -220,12 +225,12 @@ class SingleHead(Head):
     def _add_regularization_metric(self, eval_metrics, regularization_losses) -> None:
         """Adds the regularization_loss Mean to `eval_metrics` when there are such losses."""
         if regularization_losses is not None:
-            eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)] = (
+            eval_metrics[self._metric_key(MetricKeys.LOSS_REGULARIZATION)] = (
                 tf.keras.metrics.Mean(name=MetricKeys.LOSS_REGULARIZATION))
 
     def _update_regularization_metric(self, eval_metrics, regularization_losses) -> None:
         if regularization_losses is not None:
-            eval_metrics[self._summary_key(MetricKeys.LOSS_REGULARIZATION)].update_state(
+            eval_metrics[self._metric_key(MetricKeys.LOSS_REGULARIZATION)].update_state(
                 values=tf.math.add_n(regularization_losses))
 
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,

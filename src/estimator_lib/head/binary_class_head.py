@@ -7,12 +7,13 @@ import tensorflow as tf
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
+from estimator_lib.head import fixed_keys
 from estimator_lib.head import outputs
 from estimator_lib.head.accuracy_baseline import AccuracyBaseline
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
 from estimator_lib.head.vocabulary import check_label_vocabulary
-from estimator_lib.head.vocabulary import Vocabulary
+from estimator_lib.head.vocabulary import LabelVocabularyOf
 
 _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.LOGISTIC, PredictionKeys.PROBABILITIES,
                PredictionKeys.CLASS_IDS, PredictionKeys.CLASSES,
@@ -54,6 +55,8 @@ class BinaryClassHead(base_head.SingleHead):
         name: Suffix of the metric and summary keys, and the head's name scope.
     """
 
+    _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)
+
     def __init__(self, weight_column=None, thresholds: Optional[Iterable[float]] = None,
                  label_vocabulary: Optional[Sequence[str]] = None,
                  loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
@@ -66,10 +69,14 @@ class BinaryClassHead(base_head.SingleHead):
         self._weight_column = weight_column
         self._thresholds = thresholds
         self._label_vocabulary = label_vocabulary
-        self._vocabulary = Vocabulary(label_vocabulary) if label_vocabulary else None
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
+        # The metric keys, fixed now from `name`, as the original's (head/fixed_keys.py).
+        fixed_keys.keep(self, MetricKeys.LOSS_MEAN, MetricKeys.ACCURACY, MetricKeys.PRECISION,
+                        MetricKeys.RECALL, MetricKeys.PREDICTION_MEAN, MetricKeys.LABEL_MEAN,
+                        MetricKeys.ACCURACY_BASELINE, MetricKeys.AUC, MetricKeys.AUC_PR)
+        fixed_keys.keep_thresholds(self, self._thresholds)
 
     @property
     def logits_dimension(self):
@@ -144,12 +151,15 @@ class BinaryClassHead(base_head.SingleHead):
         return predictions
 
     def _threshold_keys(self, template):
-        return [self._summary_key(template % t) for t in self._thresholds]
+        # One key per threshold, fixed at construction (an IndexError where `_thresholds`
+        # was replaced by a longer one, as the original's).
+        keys = getattr(self, fixed_keys.THRESHOLD_ATTRIBUTES[template])
+        return [keys[i] for i in range(len(self._thresholds))]
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects keyed as `evaluate` reports them."""
         metric = tf.keras.metrics
-        key = self._summary_key
+        key = self._metric_key
         with tf.name_scope("metrics"):
             label_mean = metric.Mean(name=MetricKeys.LABEL_MEAN)
             eval_metrics = {
@@ -194,7 +204,7 @@ class BinaryClassHead(base_head.SingleHead):
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
         logits, labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._metric_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         for name in (MetricKeys.ACCURACY, MetricKeys.PRECISION, MetricKeys.RECALL):

@@ -7,11 +7,12 @@ import tensorflow as tf
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
+from estimator_lib.head import fixed_keys
 from estimator_lib.head import outputs
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
 from estimator_lib.head.vocabulary import check_label_vocabulary
-from estimator_lib.head.vocabulary import Vocabulary
+from estimator_lib.head.vocabulary import LabelVocabularyOf
 
 _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASS_IDS,
                PredictionKeys.CLASSES, PredictionKeys.ALL_CLASS_IDS,
@@ -37,6 +38,8 @@ class MultiClassHead(base_head.SingleHead):
         name: Suffix of the metric and summary keys, and the head's name scope.
     """
 
+    _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)
+
     def __init__(self, n_classes: int, weight_column=None,
                  label_vocabulary: Optional[Sequence[str]] = None,
                  loss_reduction: str = tf.losses.Reduction.SUM_OVER_BATCH_SIZE,
@@ -50,10 +53,11 @@ class MultiClassHead(base_head.SingleHead):
         self._n_classes = arguments.validate_n_classes(n_classes)
         self._weight_column = weight_column
         self._label_vocabulary = label_vocabulary
-        self._vocabulary = Vocabulary(label_vocabulary) if label_vocabulary else None
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
+        # The metric keys, fixed now from `name`, as the original's (head/fixed_keys.py).
+        fixed_keys.keep(self, MetricKeys.LOSS_MEAN, MetricKeys.ACCURACY)
 
     @property
     def logits_dimension(self):
@@ -124,7 +128,7 @@ class MultiClassHead(base_head.SingleHead):
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects: average_loss, accuracy (, regularization_loss)."""
-        key = self._summary_key
+        key = self._metric_key
         with tf.name_scope("metrics"):
             eval_metrics = {
                 key(MetricKeys.LOSS_MEAN): tf.keras.metrics.Mean(name=MetricKeys.LOSS_MEAN)}
@@ -153,7 +157,7 @@ class MultiClassHead(base_head.SingleHead):
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
         logits, label_ids, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._metric_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         eval_metrics[key(MetricKeys.ACCURACY)].update_state(

@@ -7,10 +7,11 @@ import tensorflow as tf
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
+from estimator_lib.head import fixed_keys
 from estimator_lib.head import outputs
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
-from estimator_lib.head.vocabulary import Vocabulary
+from estimator_lib.head.vocabulary import LabelVocabularyOf
 
 _VALID_KEYS = (PredictionKeys.LOGITS, PredictionKeys.PROBABILITIES, PredictionKeys.CLASSES)
 
@@ -55,6 +56,8 @@ class MultiLabelHead(base_head.SingleHead):
         name: Suffix of the metric and summary keys, and the head's name scope.
     """
 
+    _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)
+
     def __init__(self, n_classes: int, weight_column=None,
                  thresholds: Optional[Iterable[float]] = None,
                  label_vocabulary: Optional[Sequence[str]] = None,
@@ -83,12 +86,13 @@ class MultiLabelHead(base_head.SingleHead):
         self._weight_column = weight_column
         self._thresholds = thresholds
         self._label_vocabulary = label_vocabulary
-        self._vocabulary = Vocabulary(label_vocabulary) if label_vocabulary else None
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._classes_for_class_based_metrics = _class_ids_for_metrics(
             classes_for_class_based_metrics, n_classes, label_vocabulary)
         self._name = name
+        # The metric keys, fixed now from `name`, as the original's (head/fixed_keys.py).
+        fixed_keys.keep(self, MetricKeys.LOSS_MEAN, MetricKeys.AUC, MetricKeys.AUC_PR)
 
     @property
     def logits_dimension(self):
@@ -178,7 +182,7 @@ class MultiLabelHead(base_head.SingleHead):
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects keyed as `evaluate` reports them."""
         metric = tf.keras.metrics
-        key = self._summary_key
+        key = self._metric_key
         with tf.name_scope("metrics"):
             eval_metrics = {
                 key(MetricKeys.LOSS_MEAN): metric.Mean(name=MetricKeys.LOSS_MEAN),
@@ -219,7 +223,7 @@ class MultiLabelHead(base_head.SingleHead):
             logits, labels, features)
         probabilities = self.predictions(
             logits, [PredictionKeys.PROBABILITIES])[PredictionKeys.PROBABILITIES]
-        key = self._summary_key
+        key = self._metric_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         for name in (MetricKeys.AUC, MetricKeys.AUC_PR):

@@ -7,6 +7,7 @@ import tensorflow as tf
 from estimator_lib.head import arguments
 from estimator_lib.head import base_head
 from estimator_lib.head import checks
+from estimator_lib.head import fixed_keys
 from estimator_lib.head import outputs
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.prediction_keys import PredictionKeys
@@ -47,6 +48,9 @@ class RegressionHead(base_head.SingleHead):
         self._loss_fn = loss_fn
         self._inverse_link_fn = inverse_link_fn
         self._name = name
+        # The metric keys, fixed now from `name`, as the original's (head/fixed_keys.py).
+        fixed_keys.keep(self, MetricKeys.LOSS_MEAN, MetricKeys.PREDICTION_MEAN,
+                        MetricKeys.LABEL_MEAN)
 
     @property
     def logits_dimension(self):
@@ -87,7 +91,7 @@ class RegressionHead(base_head.SingleHead):
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects: average_loss, prediction/mean, label/mean."""
-        key = self._summary_key
+        key = self._metric_key
         mean = tf.keras.metrics.Mean
         with tf.name_scope("metrics"):
             eval_metrics = {
@@ -118,7 +122,7 @@ class RegressionHead(base_head.SingleHead):
         predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
         logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._metric_key
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         eval_metrics[key(MetricKeys.LABEL_MEAN)].update_state(

@@ -24,7 +24,7 @@ from estimator_lib.head.v1_head import validate_v1_loss_reduction
 from estimator_lib.head.v1_head import weighted_auc
 from estimator_lib.head.v1_head import weighted_mean
 from estimator_lib.head.vocabulary import check_label_vocabulary
-from estimator_lib.head.vocabulary import Vocabulary
+from estimator_lib.head.vocabulary import LabelVocabularyOf
 
 _SUM = tf.compat.v1.losses.Reduction.SUM
 
@@ -32,12 +32,13 @@ _SUM = tf.compat.v1.losses.Reduction.SUM
 class _ClassifierV1(CannedV1Head):
     """Class-id predictions and vocabulary handling shared by the two classifiers."""
 
+    _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)
+
     def __init__(self, n_classes, weight_column, label_vocabulary, loss_reduction, loss_fn,
                  name):
         super().__init__(weight_column, loss_reduction, loss_fn, name)
         self._n_classes = n_classes
         self._label_vocabulary = label_vocabulary
-        self._vocabulary = Vocabulary(label_vocabulary) if label_vocabulary else None
 
     @property
     def logits_dimension(self):
@@ -287,13 +288,13 @@ class RegressionHeadV1(CannedV1Head):
         if label_dimension < 1:
             raise ValueError(f"Invalid label_dimension {label_dimension}. It must be >= 1.")
         super().__init__(weight_column, loss_reduction, loss_fn, name)
-        self._label_dimension = label_dimension
+        self._logits_dimension = label_dimension
         self._inverse_link_fn = inverse_link_fn
 
     @property
     def logits_dimension(self):
         """The label dimension: a regression head has one logit per label value."""
-        return self._label_dimension
+        return self._logits_dimension
 
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
         """The batch's loss: squared error (or `loss_fn`), weighted and reduced.
@@ -313,11 +314,11 @@ class RegressionHeadV1(CannedV1Head):
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(
-            labels, logits, self._label_dimension)
+            labels, logits, self._logits_dimension)
         labels = tf.cast(labels, tf.float32)
         if self._loss_fn:
             unweighted = arguments.call_loss_fn(self._loss_fn, labels, logits, features,
-                                                self._label_dimension)
+                                                self._logits_dimension)
         else:
             unweighted = tf.compat.v1.losses.mean_squared_error(
                 labels=labels, predictions=logits,

@@ -57,3 +57,22 @@ class Vocabulary:
     def strings(self, class_ids: tf.Tensor) -> tf.Tensor:
         """The vocabulary strings of int64 `class_ids`."""
         return self._table("string").lookup(class_ids)
+
+
+class LabelVocabularyOf:
+    """A head's `_vocabulary`: the Vocabulary of its `_label_vocabulary` as read now
+    (None without one), so a vocabulary replaced on a built head is obeyed, as the
+    original's heads, which read `_label_vocabulary` at each call. One Vocabulary is
+    kept per head and vocabulary, for its eager tables."""
+
+    def __get__(self, head, owner=None):
+        if head is None:
+            return self
+        labels = head._label_vocabulary  # pylint: disable=protected-access
+        if not labels:
+            return None
+        kept = vars(head).get("_vocabulary_kept")
+        if kept is None or kept._vocabulary != tuple(labels):  # pylint: disable=protected-access
+            kept = vars(head)["_vocabulary_kept"] = Vocabulary(labels)
+        return kept
+
