@@ -373,10 +373,16 @@ def overrides(cls, methods: List[str]) -> Dict[str, dict]:
         if owner is None or owner is object or owner.__module__ == "builtins":
             continue
         raw = vars(owner)[name]
+        if not (inspect.isfunction(raw) or isinstance(raw, (property, staticmethod,
+                                                            classmethod))):
+            continue  # a slot of a builtin (object.__init__ through an ABC): no code
+        if getattr(raw, "__qualname__", "") == "object.__init__":
+            continue  # TF 2.15's deprecation wrapper around object.__init__: no code
         kind = ("property" if isinstance(raw, property) else
                 "staticmethod" if isinstance(raw, staticmethod) else
                 "classmethod" if isinstance(raw, classmethod) else "method")
-        function = _raw_function(raw)
+        # A property's getter takes only the instance, whatever its name.
+        function = None if kind == "property" else _raw_function(raw)
         result[name] = {"owner": f"{owner.__module__}.{owner.__qualname__}",
                         "kind": kind,
                         "parameters": parameters(function) if function else None}

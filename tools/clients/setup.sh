@@ -9,7 +9,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 libs=(tensorflow-gan==2.1.0 tensorflow-lattice==2.0.13 neural-structured-learning==1.4.0 adanet==0.9.0
       deepctr==0.9.4 tensorflow-privacy==0.9.0 dp-accounting==0.4.3 tensorflow-ranking==0.5.5
-      gin-config==0.5.0)
+      gin-config==0.5.0 tensorflow-serving-api==2.15.1)
 
 python3 -m venv /tmp/libs215
 /tmp/libs215/bin/pip install -q tensorflow-cpu==2.15.1 tensorflow-estimator==2.15.0 \
