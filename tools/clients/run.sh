@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one library's own estimator tests in one environment (tools/clients/setup.sh):
-#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub [pytest args...]
+#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin [pytest args...]
 # The same files, plugins and flags on both sides; no library code is changed. The
 # tests run from the installed wheel (TF-GAN, TF Lattice ship theirs); adanet's wheel
 # ships none, so its test files come from the library's repository at the release tag
@@ -82,6 +82,7 @@ case "$lib" in
         > "$work/tests/$path"
       files+=("$work/tests/$path")
     done
+    plugins=(-p harness_ranking)
     import_mode=importlib ;;  # two files named estimator_test.py
   hub)
     # tensorflow-hub 0.15.0's LatestModuleExporter (an Exporter subclass); 0.16 removed
@@ -92,7 +93,15 @@ case "$lib" in
     git --git-dir="$repo" show "v0.15.0:tensorflow_hub/estimator_test.py" > "$work/tests/estimator_test.py"
     files=("$work/tests/estimator_test.py")
     [ "$side" = 221 ] && extra_path="$venv/hub015" ;;
-  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub [pytest args...]" >&2; exit 2 ;;
+  gin)
+    # gin-config 0.5.0's GinConfigSaverHook (a tf.estimator.SessionRunHook), its test
+    # file from the repository at the 0.5.0 release commit (GIN_REPO: a clone of
+    # github.com/google/gin-config; the wheel ships no tests).
+    repo="${GIN_REPO:-/work/.mirror/google+gin-config/repo}"
+    mkdir -p "$work/tests"
+    git --git-dir="$repo" show "a5d050f:tests/tf/utils_test.py" > "$work/tests/utils_test.py"
+    files=("$work/tests/utils_test.py") ;;
+  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin [pytest args...]" >&2; exit 2 ;;
 esac
 cd "$work"
 PYTHONPATH="$here/harness${CLIENTS_EXTRA_PATH:+:$CLIENTS_EXTRA_PATH}${extra_path:+:$extra_path}" TF_CPP_MIN_LOG_LEVEL=2 nice "$python" -m pytest \
