@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one library's own estimator tests in one environment (tools/clients/setup.sh):
-#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin [pytest args...]
+#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin|adanet_core [pytest args...]
 # The same files, plugins and flags on both sides; no library code is changed. The
 # tests run from the installed wheel (TF-GAN, TF Lattice ship theirs); adanet's wheel
 # ships none, so its test files come from the library's repository at the release tag
@@ -33,12 +33,21 @@ case "$lib" in
   nsl)
     files=("$site/neural_structured_learning/estimator/adversarial_regularization_test.py"
            "$site/neural_structured_learning/estimator/graph_regularization_test.py") ;;
-  adanet)
+  adanet|adanet_core)
+    # adanet_core: adanet.Estimator's own suite (adanet/core/estimator_test.py, the
+    # TF1-era one: 2 of its tests gated to TF1, opened by the harness) and the
+    # TPUEstimator subclass's (tpu_estimator_test.py, run on CPU).
     repo="${ADANET_REPO:-/work/.mirror/tensorflow+adanet/repo}"
     mkdir -p "$work/tests/adanet/core" "$work/tests/adanet/autoensemble"
     files=()
-    for path in adanet/core/testing_utils.py adanet/autoensemble/estimator_test.py \
-        adanet/autoensemble/estimator_v2_test.py adanet/core/estimator_v2_test.py; do
+    if [ "$lib" = adanet ]; then
+      paths="adanet/core/testing_utils.py adanet/autoensemble/estimator_test.py
+             adanet/autoensemble/estimator_v2_test.py adanet/core/estimator_v2_test.py"
+    else
+      paths="adanet/core/testing_utils.py adanet/core/estimator_test.py
+             adanet/core/tpu_estimator_test.py"
+    fi
+    for path in $paths; do
       git --git-dir="$repo" show "v0.9.0:$path" > "$work/tests/$path" 2> /dev/null \
         || git -C "$repo" show "v0.9.0:$path" > "$work/tests/$path"
       case "$path" in *_test.py) files+=("$work/tests/$path") ;; esac
@@ -101,7 +110,7 @@ case "$lib" in
     mkdir -p "$work/tests"
     git --git-dir="$repo" show "a5d050f:tests/tf/utils_test.py" > "$work/tests/utils_test.py"
     files=("$work/tests/utils_test.py") ;;
-  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin [pytest args...]" >&2; exit 2 ;;
+  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin|adanet_core [pytest args...]" >&2; exit 2 ;;
 esac
 cd "$work"
 PYTHONPATH="$here/harness${CLIENTS_EXTRA_PATH:+:$CLIENTS_EXTRA_PATH}${extra_path:+:$extra_path}" TF_CPP_MIN_LOG_LEVEL=2 nice "$python" -m pytest \

@@ -34,10 +34,11 @@ def _model_fn(tf, initial_value):
     return model_fn
 
 
-def estimator_model_fn(tf) -> dict:
+def estimator_model_fn(tf, base=None) -> dict:
     """`est._model_fn = wrapped(est._model_fn)` (NSL's regularizers, SparseML): who ran."""
     calls = []
-    estimator = tf.estimator.Estimator(_model_fn(tf, 1.0), model_dir=tempfile.mkdtemp())
+    estimator = tf.estimator.Estimator(_model_fn(tf, 1.0),
+                                       model_dir=tempfile.mkdtemp(dir=base))
     inner = estimator._model_fn  # pylint: disable=protected-access
 
     def wrapped(features, labels, mode, params=None, config=None):
@@ -50,12 +51,13 @@ def estimator_model_fn(tf) -> dict:
     return {"wrapper_called_in_train": bool(calls)}
 
 
-def estimator_warm_start_settings(tf) -> dict:
+def estimator_warm_start_settings(tf, base=None) -> dict:
     """`self._warm_start_settings = ...` set after the base's __init__ (adanet)."""
-    source = tempfile.mkdtemp()
+    source = tempfile.mkdtemp(dir=base)
     tf.estimator.Estimator(_model_fn(tf, 7.0), model_dir=source).train(
         _input_fn(tf), steps=1)
-    estimator = tf.estimator.Estimator(_model_fn(tf, 0.0), model_dir=tempfile.mkdtemp())
+    estimator = tf.estimator.Estimator(_model_fn(tf, 0.0),
+                                       model_dir=tempfile.mkdtemp(dir=base))
     estimator._warm_start_settings = tf.estimator.WarmStartSettings(  # pylint: disable=protected-access
         source, vars_to_warm_start="w")
     estimator.train(_input_fn(tf), steps=1)
@@ -71,14 +73,20 @@ def run_config_attribute(tf, attribute: str) -> dict:
     return {attribute[1:]: getattr(config, attribute[1:])}
 
 
-def probe(tf, use: dict):
-    """The probe's result for one recorded private assignment, or None if there is none."""
+def probe(tf, use: dict, base=None):
+    """The probe's result for one recorded private assignment, or None if there is none.
+
+    Args:
+        tf: The `tensorflow` module (the original's, or TF 2.21's after compat.install()).
+        use: One `private-assignment` record of tests/data/estimator_census.json.
+        base: The folder the probe's model_dirs are made in (None: the system's).
+    """
     attribute = use["attribute"]
     read_by = " ".join(use["original"]["read_by"])
     if attribute == "_model_fn" and "Estimator" in read_by:
-        return estimator_model_fn(tf)
+        return estimator_model_fn(tf, base)
     if attribute == "_warm_start_settings" and "Estimator" in read_by:
-        return estimator_warm_start_settings(tf)
+        return estimator_warm_start_settings(tf, base)
     if "RunConfig" in read_by:
         return run_config_attribute(tf, attribute)
     return None
