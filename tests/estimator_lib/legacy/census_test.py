@@ -158,7 +158,7 @@ class CensusTest(tf.test.TestCase):
         self.assertTrue(issubclass(subclass, base))
 
     def check_private(self, use):
-        result = census_probes.probe(tf, use, self.create_tempdir().full_path)
+        result = census_probes.probe(tf, use, self.get_temp_dir())
         self.assertIsNotNone(result, f"no probe for {key(use)} in census_probes.py")
         self.assertEqual(use["original"]["probe"], result,
                          f"{use['library']}: {key(use)} assigned after construction")
