@@ -41,6 +41,23 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         self.assertEqual(config.num_worker_replicas, 1)
         self.assertEqual(config.global_id_in_cluster, 0)
 
+    def test_private_attributes_are_the_originals_backing_fields(self):
+        # Libraries assign these (adanet's tests: `config._is_chief = True`); the
+        # original's properties read them.
+        config = el.RunConfig(model_dir="/tmp/a", save_summary_steps=7)
+        self.assertEqual(("/tmp/a", 7, True, 0), (config._model_dir, config._save_summary_steps,
+                                                  config._is_chief, config._num_ps_replicas))
+        config._is_chief = False
+        config._num_ps_replicas = 2
+        config._model_dir = "/tmp/b"
+        self.assertEqual((False, 2, "/tmp/b"),
+                         (config.is_chief, config.num_ps_replicas, config.model_dir))
+        self.assertFalse(config.replace(save_summary_steps=1).is_chief)
+        with self.assertRaises(AttributeError):
+            config.is_chief = True
+        with self.assertRaises(AttributeError):
+            config._not_an_original_attribute  # pylint: disable=pointless-statement
+
     def test_setting_checkpoint_steps_clears_secs(self):
         config = el.RunConfig(save_checkpoints_steps=10)
         self.assertEqual((config.save_checkpoints_steps, config.save_checkpoints_secs), (10, None))

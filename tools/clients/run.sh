@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one library's own estimator tests in one environment (tools/clients/setup.sh):
-#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr [pytest args...]
+#   tools/clients/run.sh 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin|adanet_core [pytest args...]
 # The same files, plugins and flags on both sides; no library code is changed. The
 # tests run from the installed wheel (TF-GAN, TF Lattice ship theirs); adanet's wheel
 # ships none, so its test files come from the library's repository at the release tag
@@ -17,6 +17,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 plugins=()
 import_mode=prepend
+extra_path=""
 case "$lib" in
   tfgan)
     files=()
@@ -32,12 +33,21 @@ case "$lib" in
   nsl)
     files=("$site/neural_structured_learning/estimator/adversarial_regularization_test.py"
            "$site/neural_structured_learning/estimator/graph_regularization_test.py") ;;
-  adanet)
+  adanet|adanet_core)
+    # adanet_core: adanet.Estimator's own suite (adanet/core/estimator_test.py, the
+    # TF1-era one: 2 of its tests gated to TF1, opened by the harness) and the
+    # TPUEstimator subclass's (tpu_estimator_test.py, run on CPU).
     repo="${ADANET_REPO:-/work/.mirror/tensorflow+adanet/repo}"
     mkdir -p "$work/tests/adanet/core" "$work/tests/adanet/autoensemble"
     files=()
-    for path in adanet/core/testing_utils.py adanet/autoensemble/estimator_test.py \
-        adanet/autoensemble/estimator_v2_test.py adanet/core/estimator_v2_test.py; do
+    if [ "$lib" = adanet ]; then
+      paths="adanet/core/testing_utils.py adanet/autoensemble/estimator_test.py
+             adanet/autoensemble/estimator_v2_test.py adanet/core/estimator_v2_test.py"
+    else
+      paths="adanet/core/testing_utils.py adanet/core/estimator_test.py
+             adanet/core/tpu_estimator_test.py"
+    fi
+    for path in $paths; do
       git --git-dir="$repo" show "v0.9.0:$path" > "$work/tests/$path" 2> /dev/null \
         || git -C "$repo" show "v0.9.0:$path" > "$work/tests/$path"
       case "$path" in *_test.py) files+=("$work/tests/$path") ;; esac
@@ -60,9 +70,49 @@ case "$lib" in
     done
     files+=(-k Estimator)
     plugins=(-p harness_deepctr) ;;
-  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr [pytest args...]" >&2; exit 2 ;;
+  privacy)
+    # TF Privacy's DP estimators: v2 heads overriding _create_tpu_estimator_spec, the
+    # v1 head (canned.head's private helpers), DNN and linear classifiers (the wheel
+    # ships the tests).
+    files=()
+    for name in binary_class_head_test multi_class_head_test multi_label_head_test dnn_test \
+        v1/head_test v1/dnn_test v1/linear_test; do
+      files+=("$site/tensorflow_privacy/privacy/estimators/$name.py")
+    done ;;
+  ranking)
+    # TF-Ranking's estimator, v1 head and model_fn builder, and the Keras model's
+    # estimator (tfr.keras.estimator), tests from its repository at 0.5.5 (the wheel
+    # ships none; RANKING_REPO: a clone of github.com/tensorflow/ranking).
+    repo="${RANKING_REPO:-/work/.mirror/tensorflow+ranking/repo}"
+    mkdir -p "$work/tests/keras"
+    files=()
+    for path in estimator_test.py head_test.py model_test.py keras/estimator_test.py; do
+      git --git-dir="$repo" show "5b1d1338c1cb76507466d062e2d48bae57b17ac4:tensorflow_ranking/python/$path" \
+        > "$work/tests/$path"
+      files+=("$work/tests/$path")
+    done
+    plugins=(-p harness_ranking)
+    import_mode=importlib ;;  # two files named estimator_test.py
+  hub)
+    # tensorflow-hub 0.15.0's LatestModuleExporter (an Exporter subclass); 0.16 removed
+    # it, so the 2.21 side puts 0.15.0 first on the path (setup.sh), the test file from
+    # the repository at v0.15.0 (HUB_REPO: a clone of github.com/tensorflow/hub).
+    repo="${HUB_REPO:-/work/.mirror/tensorflow+hub/repo}"
+    mkdir -p "$work/tests"
+    git --git-dir="$repo" show "v0.15.0:tensorflow_hub/estimator_test.py" > "$work/tests/estimator_test.py"
+    files=("$work/tests/estimator_test.py")
+    [ "$side" = 221 ] && extra_path="$venv/hub015" ;;
+  gin)
+    # gin-config 0.5.0's GinConfigSaverHook (a tf.estimator.SessionRunHook), its test
+    # file from the repository at the 0.5.0 release commit (GIN_REPO: a clone of
+    # github.com/google/gin-config; the wheel ships no tests).
+    repo="${GIN_REPO:-/work/.mirror/google+gin-config/repo}"
+    mkdir -p "$work/tests"
+    git --git-dir="$repo" show "a5d050f:tests/tf/utils_test.py" > "$work/tests/utils_test.py"
+    files=("$work/tests/utils_test.py") ;;
+  *) echo "usage: $0 215|221 tfgan|lattice|nsl|adanet|deepctr|privacy|ranking|hub|gin|adanet_core [pytest args...]" >&2; exit 2 ;;
 esac
 cd "$work"
-PYTHONPATH="$here/harness${CLIENTS_EXTRA_PATH:+:$CLIENTS_EXTRA_PATH}" TF_CPP_MIN_LOG_LEVEL=2 nice "$python" -m pytest \
+PYTHONPATH="$here/harness${CLIENTS_EXTRA_PATH:+:$CLIENTS_EXTRA_PATH}${extra_path:+:$extra_path}" TF_CPP_MIN_LOG_LEVEL=2 nice "$python" -m pytest \
     -p no:cacheprovider --import-mode=$import_mode -q -rfE --durations=0 \
     "${plugins[@]}" "${files[@]}" "$@"

@@ -11,6 +11,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.util import function_utils
 
 from estimator_lib.core.tf_config import TF_CONFIG_VARIABLE  # noqa: F401  (re-exported)
+from estimator_lib.core.tf_config import ClusterSettings
 from estimator_lib.core.tf_config import TaskType
 from estimator_lib.core.tf_config import cluster_settings
 from estimator_lib.core.tf_config import read_tf_config
@@ -137,6 +138,16 @@ class RunConfig:
     steps_per_run: int = 1
 
     def __setattr__(self, name, value):
+        # The original kept each field and cluster property in a private attribute
+        # (`_model_dir`, `_is_chief`) its property read, and libraries assign those
+        # (adanet: `config._is_chief = True`): the value the property then returns.
+        if name[1:] in _FIELD_NAMES and name.startswith("_") and "_cluster" in self.__dict__:
+            self.__dict__[name[1:]] = value
+            return
+        if name[1:] in _CLUSTER_NAMES and name.startswith("_") and "_cluster" in self.__dict__:
+            self.__dict__["_cluster"] = dataclasses.replace(
+                self.__dict__["_cluster"], **{name[1:]: value})
+            return
         if name in _FIELD_NAMES or isinstance(getattr(type(self), name, None), property):
             if "_cluster" in self.__dict__:
                 raise AttributeError(
@@ -146,6 +157,13 @@ class RunConfig:
             self.__dict__[name] = value
             return
         object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # Only for names not found otherwise: the original's private attributes.
+        if name.startswith("_") and (name[1:] in _FIELD_NAMES or name[1:] in _CLUSTER_NAMES) \
+                and "_cluster" in self.__dict__:
+            return getattr(self, name[1:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __post_init__(self):
         self._normalise()
@@ -341,6 +359,7 @@ class RunConfig:
 
 
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(RunConfig))
+_CLUSTER_NAMES = frozenset(f.name for f in dataclasses.fields(ClusterSettings))
 
 # The original RunConfig's attributes in the order its `Using config:` line printed them.
 _ORIGINAL_ORDER = (

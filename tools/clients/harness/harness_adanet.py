@@ -8,13 +8,27 @@
   cut to the program name once pytest has read it.
 - Its version gate `tf_compat.skip_for_tf2` (13 of the 15 tests) is forced open, so
   that those estimator tests run on TensorFlow 2 (before the test files import it).
+- adanet 0.9.0's Estimator imports `graph_view` from `tensorflow.python.training.tracking`,
+  which TensorFlow 2.11 moved to `tensorflow.python.checkpoint` (the same module, with
+  the `ObjectGraphView.frozen_saveable_objects` adanet calls, on both 2.15 and 2.21):
+  the old path is given the module (88 of adanet/core's 98 tests fail on the original
+  without it).
 """
 
 import os
 import sys
 
+import types
+
 import adanet.core
 from adanet import tf_compat
+from tensorflow.python.checkpoint import graph_view
+
+if "tensorflow.python.training.tracking" not in sys.modules:
+    _tracking = types.ModuleType("tensorflow.python.training.tracking")
+    _tracking.graph_view = graph_view
+    sys.modules["tensorflow.python.training.tracking"] = _tracking
+    sys.modules["tensorflow.python.training.tracking.graph_view"] = graph_view
 
 adanet.core.__path__.append(os.environ["ADANET_TESTING_UTILS_DIR"])
 tf_compat.skip_for_tf2 = lambda test: test
