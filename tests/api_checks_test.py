@@ -69,6 +69,36 @@ class BrokenLinksTest(tf.test.TestCase):
         self.assertEqual([], api_docs_links.broken_links(root))
 
 
+class DocsPointersTest(tf.test.TestCase):
+
+    def test_pointers_into_the_guides_become_links(self):
+        page = ('<p>See docs/estimator.md, deliberate difference 14 and docs/binaries.md; '
+                'Deliberate difference 9: same. docs/nowhere.md stays text.</p>'
+                '<pre>docs/estimator.md in the source</pre><a href="x">docs/MIGRATION.md</a>')
+        linked = api_docs_links.link_pointers(page, {"estimator", "binaries", "MIGRATION"})
+        self.assertIn('<a href="guides/estimator.html#deliberate-difference-14">'
+                      'docs/estimator.md, deliberate difference 14</a>', linked)
+        self.assertIn('<a href="guides/binaries.html">docs/binaries.md</a>', linked)
+        self.assertIn('<a href="guides/estimator.html#deliberate-difference-9">'
+                      'Deliberate difference 9</a>: same', linked)
+        self.assertIn(" docs/nowhere.md stays text", linked)
+        self.assertIn("<pre>docs/estimator.md in the source</pre>", linked)
+        self.assertIn('<a href="x">docs/MIGRATION.md</a>', linked)
+
+    def test_a_link_to_a_missing_difference_is_broken(self):
+        root = self.get_temp_dir()
+        os.makedirs(os.path.join(root, "guides"), exist_ok=True)
+        with open(os.path.join(root, "guides", "estimator.html"), "w") as f:
+            f.write('<li><a id="deliberate-difference-1"></a>One</li>')
+        with open(os.path.join(root, "a.html"), "w") as f:
+            f.write(api_docs_links.link_pointers(
+                "<p>Deliberate difference 1: a. Deliberate difference 2: b.</p>",
+                {"estimator"}))
+        self.assertEqual(["a.html: guides/estimator.html#deliberate-difference-2 "
+                          "(no id 'deliberate-difference-2' on that page)"],
+                         api_docs_links.broken_links(root))
+
+
 class BrokenReferencesTest(tf.test.TestCase):
 
     def test_what_counts_as_a_reference(self):

@@ -39,6 +39,9 @@ class ApiSiteTest(unittest.TestCase):
                 page = f.read()
             self.assertIn("guides/MIGRATION.html", page)  # the guides linked
             self.assertIn("train_and_evaluate", page)
+            # Pointers into docs/*.md are links (issue 47): the one-line differences.
+            self.assertIn('<a href="guides/estimator.html#deliberate-difference-20">'
+                          'Deliberate difference 20</a>', page)
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):

@@ -143,7 +143,9 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
                               template_directory=_TEMPLATES, show_source=True)
         pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
-    # Pages one level down link the guides relative to themselves.
+    # Pointers into docs/*.md become links to the rendered guides; then pages one
+    # level down link the guides relative to themselves.
+    _link_docs_pointers(output)
     _relink_guides(output)
     ours = [w for w in caught if "pdoc" in (w.filename or "")]
     for w in ours:
@@ -178,6 +180,21 @@ def _broken_references(pdoc_doc, modules) -> list:
     finally:
         if not was_installed:
             compat.uninstall()
+
+
+def _link_docs_pointers(output: str) -> None:
+    """Links each `docs/NAME.md` and `Deliberate difference N` of the API pages."""
+    guides = {name for name, _ in _guides()}
+    for directory, _, files in os.walk(output):
+        if os.path.basename(directory) == "guides":
+            continue
+        for name in files:
+            if name.endswith(".html"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(api_docs_links.link_pointers(text, guides))
 
 
 def _relink_guides(output: str) -> None:

@@ -307,10 +307,7 @@ class DNNClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Adagrad' (default), 'Adam', 'Ftrl', 'RMSProp', 'SGD', a
             tf.keras legacy optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: Hidden layers' activation (default relu).
         dropout: Probability of dropping a hidden unit while training, or None.
         config: An `RunConfig`.
@@ -320,9 +317,8 @@ class DNNClassifierV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -368,9 +364,8 @@ class DNNClassifier(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -404,10 +399,7 @@ class DNNRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -419,9 +411,8 @@ class DNNRegressorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -463,9 +454,8 @@ class DNNRegressor(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -495,10 +485,7 @@ class DNNEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -508,9 +495,8 @@ class DNNEstimatorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
@@ -545,9 +531,8 @@ class DNNEstimator(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,

@@ -237,7 +237,7 @@ class KMeansClustering(EstimatorV1):
         yield from self._predict_one_key(input_fn, self.CLUSTER_INDEX)
 
     def score(self, input_fn: Callable) -> float:
-        """The summed squared distance of the first batch's points to their nearest centers.
+        """Returns the summed squared distance of the first batch's points to their centers.
 
         Positive (scikit-learn's `score` is its negative); one batch is read.
         """
@@ -256,5 +256,5 @@ class KMeansClustering(EstimatorV1):
                 yield distances
 
     def cluster_centers(self) -> np.ndarray:
-        """The centers, read from the latest checkpoint."""
+        """Returns the centers, read from the latest checkpoint."""
         return self.get_variable_value(self.CLUSTER_CENTERS_VAR_NAME)

@@ -111,10 +111,7 @@ class LinearClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer,
             a callable returning one, or a `LinearSDCA` (binary classification).
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
@@ -123,9 +120,8 @@ class LinearClassifierV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -167,9 +163,8 @@ class LinearClassifier(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -198,10 +193,7 @@ class LinearRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
         loss_reduction: How the per-example losses are reduced over the batch (a
@@ -211,9 +203,8 @@ class LinearRegressorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -252,9 +243,8 @@ class LinearRegressor(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -282,10 +272,7 @@ class LinearEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         sparse_combiner: How a sparse column's several values per example combine: 'sum',
             'mean' or 'sqrtn'.
@@ -293,9 +280,8 @@ class LinearEstimatorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
@@ -324,9 +310,8 @@ class LinearEstimator(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,

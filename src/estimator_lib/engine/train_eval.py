@@ -219,19 +219,11 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     chief and workers train, parameter servers serve variables, and the `evaluator`
     evaluates each new checkpoint until `train_spec.max_steps` is reached.
 
-    In a cluster it differs from the original on purpose:
+    In a cluster it differs from the original on purpose (docs/estimator.md):
 
-    - The global-step read that hooks fetch performs no collective, so a hook that
-      runs on the chief alone (checkpoints, step counter) no longer desynchronises
-      the workers of a MultiWorkerMirroredStrategy job, which hung the original
-      (docs/estimator.md, deliberate difference 8).
-    - Training sessions close on a background thread after the hooks' `end()`, so
-      that a task whose peer died ends with an error naming it; the original's
-      close never returned. Local sessions close on the caller's thread, as the
-      original's did (docs/estimator.md, deliberate difference 11).
-    - A task waits at most `ESTIMATOR_LIB_CLUSTER_WAIT_SECS` (600 s) for the others
-      to start, then fails naming the missing task; the original waited forever
-      (docs/estimator.md, deliberate difference 12; docs/multi_worker.md).
+    - Deliberate difference 8: a chief-only hook's step read no longer hangs workers.
+    - Deliberate difference 11: distributed sessions close in the background.
+    - Deliberate difference 12: start-up waits are bounded (docs/multi_worker.md).
 
     Args:
         estimator: The `Estimator` to train and evaluate.

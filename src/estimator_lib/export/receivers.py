@@ -120,7 +120,7 @@ class UnsupervisedInputReceiver(ServingInputReceiver):
 
 def build_parsing_serving_input_receiver_fn(feature_spec: Mapping,
                                             default_batch_size: Optional[int] = None):
-    """A receiver fn that parses serialized tf.Example protos with `feature_spec`."""
+    """Makes a receiver fn that parses serialized tf.Example protos with `feature_spec`."""
 
     def serving_input_receiver_fn():
         serialized = tf.compat.v1.placeholder(
@@ -149,7 +149,7 @@ def _placeholder_like(tensor, default_batch_size):
 
 def build_raw_serving_input_receiver_fn(features: Union[Mapping, tf.Tensor],
                                         default_batch_size: Optional[int] = None):
-    """A receiver fn that feeds placeholders shaped like `features` (batch dim replaced)."""
+    """Makes a receiver fn feeding placeholders shaped like `features` (any batch size)."""
 
     def serving_input_receiver_fn():
         if isinstance(features, Mapping):
@@ -177,7 +177,7 @@ class SupervisedInputReceiver(collections.namedtuple(
 
 def build_raw_supervised_input_receiver_fn(features, labels,
                                            default_batch_size: Optional[int] = None):
-    """A receiver fn for TRAIN/EVAL exports feeding placeholders like `features`, `labels`.
+    """Makes a receiver fn for TRAIN/EVAL exports, feeding placeholders like the batch.
 
     Args:
         features: A Tensor or a dict of name -> Tensor.
