@@ -17,7 +17,8 @@ prints the index page's path. Every warning pdoc raises while reading the module
 (an import that fails, a type annotation it cannot parse, a member it cannot read)
 is printed; with --strict any such warning makes the build fail (exit status 1).
 
-With --strict the build also fails on a link of the site that leads nowhere (a
+With --strict the build also fails on an `Example:` section that does not render as
+code (tools/api_docs_examples.py), on a link of the site that leads nowhere (a
 page or `#anchor` that is not there; tools/api_docs_links.py) and on a docstring
 cross-reference that names nothing (tools/api_docs_references.py says which
 backticked names are references); each is printed as `broken link: ...` or
@@ -42,6 +43,7 @@ import sys
 import tempfile
 import warnings
 
+import api_docs_examples
 import api_docs_flags
 import api_docs_links
 import api_docs_references
@@ -137,6 +139,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
     import estimator_lib  # noqa: F401  (TensorFlow loads here, not under pdoc's watch)
 
     nav = _render_guides(output)
+    _render_examples_as_code()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
@@ -158,6 +161,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         f.write("".join(name + "\n" for name in undocumented))
     broken = [f"broken link: {link}" for link in api_docs_links.broken_links(output)]
     broken += [f"broken reference: {ref}" for ref in _broken_references(pdoc.doc, modules)]
+    broken += [f"broken example: {e}" for e in api_docs_examples.bad_examples(output)]
     for line in broken:
         print(line, file=sys.stderr)
     print(os.path.join(output, "index.html"))
@@ -180,6 +184,23 @@ def _broken_references(pdoc_doc, modules) -> list:
     finally:
         if not was_installed:
             compat.uninstall()
+
+
+def _render_examples_as_code() -> None:
+    """Has pdoc render `Example:`/`Examples:` sections as code (tools/api_docs_examples.py)."""
+    import pdoc.docstrings  # pylint: disable=import-outside-toplevel
+
+    pdoc_section = getattr(pdoc.docstrings._google_section, "__wrapped__",  # pylint: disable=protected-access
+                           pdoc.docstrings._google_section)  # pylint: disable=protected-access
+
+    def section(match):
+        if match.group("name") in api_docs_examples.EXAMPLE_SECTIONS:
+            return api_docs_examples.example_section(match.group("name"),
+                                                     match.group("contents"))
+        return pdoc_section(match)
+
+    section.__wrapped__ = pdoc_section
+    pdoc.docstrings._google_section = section  # pylint: disable=protected-access
 
 
 def _link_docs_pointers(output: str) -> None:

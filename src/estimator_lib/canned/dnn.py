@@ -1,8 +1,8 @@
 """DNNClassifier, DNNRegressor and DNNEstimator: fully connected networks over feature columns.
 
-The v2 classes (tf.estimator.*) build tf_keras layers inside a Keras model named
+The v2 classes (`tf.estimator.*`) build tf_keras layers inside a Keras model named
 `dnn` and train with a tf_keras legacy optimizer whose `iterations` is the
-global step; the v1 classes (tf.compat.v1.estimator.*) build tf.compat.v1
+global step; the v1 classes (`tf.compat.v1.estimator.*`) build tf.compat.v1
 layers in variable scope `dnn` (with the original's partitioners) and train with
 a tf.compat.v1 optimizer. Either way the variables are the original's:
 

@@ -63,6 +63,43 @@ class Estimator:
         ValueError: If `model_fn` is None, its arguments do not match what is passed,
             `config` is not a `RunConfig`, `model_dir` disagrees with
             `config.model_dir`, or a subclass overrides a public method.
+
+    Examples:
+        A linear model trained for two steps on tiny in-memory data, then evaluated,
+        asked for predictions and exported:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [1, 1])
+        ...     y = tf.matmul(features["x"], w)
+        ...     if mode == estimator_lib.ModeKeys.PREDICT:
+        ...         return estimator_lib.EstimatorSpec(mode, predictions={"y": y})
+        ...     loss = tf.reduce_mean(tf.square(y - labels))
+        ...     step = tf.compat.v1.train.get_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        ...         loss, global_step=step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     x = np.array([[1.0], [2.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).repeat().batch(2)
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> int(est.get_variable_value("global_step"))
+        2
+        >>> sorted(est.evaluate(input_fn, steps=1))
+        ['global_step', 'loss']
+        >>> def predict_input_fn():
+        ...     return tf.data.Dataset.from_tensors({"x": [[3.0]]})
+        >>> [sorted(p) for p in est.predict(predict_input_fn)]
+        [['y']]
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([1, 1])})
+        >>> path = est.export_saved_model(tempfile.mkdtemp(), receiver_fn)
+        >>> tf.saved_model.contains_saved_model(path.decode())
+        True
     """
 
     _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
