@@ -73,6 +73,27 @@ def rendered_at(context, spec: Tuple[str, str]) -> Optional[Tuple[str, str]]:
     return None
 
 
+def alias_class(member):
+    """The class an alias variable names, as a pdoc class under the alias's name; or None.
+
+    Args:
+        member: A pdoc member of a rendered module.
+
+    Returns:
+        For a public module variable bound to a class of estimator_lib
+        (`DNNClassifier = DNNClassifierV2`), a `pdoc.doc.Class` of that class named by
+        the alias, taken from the class's own module and qualname; else None.
+    """
+    import pdoc.doc  # pylint: disable=import-outside-toplevel
+
+    value = getattr(member, "default_value", None)
+    if (not isinstance(member, pdoc.doc.Variable) or not inspect.isclass(value)
+            or not value.__module__.startswith("estimator_lib")):
+        return None
+    return pdoc.doc.Class(member.modulename, member.qualname, value,
+                          (value.__module__, value.__qualname__))
+
+
 def _pages(output: str):
     for directory, _, files in os.walk(output):
         for name in sorted(files):

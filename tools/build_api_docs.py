@@ -1,8 +1,10 @@
 """Builds estimator_lib's API reference (HTML) from its docstrings, with pdoc.
 
-    pip install "pdoc==16.0.0"
-    PYTHONPATH=src python tools/build_api_docs.py [--output DIR] [--strict]
-                                                  [--fail-undocumented]
+    .venv/bin/python tools/build_api_docs.py [--output DIR] [--strict]
+                                             [--fail-undocumented]
+
+(the one command README and docs/api_reference.md give; pdoc==16.0.0 comes with the
+test extras).
 
 Renders the public tree as users import it: `estimator_lib` and the subpackages its
 `__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
@@ -145,6 +147,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
                               template_directory=_TEMPLATES, show_source=True)
         pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
+        pdoc.render.env.globals["alias_class"] = api_docs_links.alias_class
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
     # Pointers into docs/*.md become links to the rendered guides; then pages one
     # level down link the guides relative to themselves.
