@@ -291,12 +291,24 @@ def _dnn_args(hidden_units, feature_columns, activation_fn, dropout, optimizer, 
 class DNNClassifierV2(Estimator):
     """A classifier for TensorFlow DNN models (tf.estimator.DNNClassifier).
 
-    Example:
+    Examples:
+        Two steps of training on four examples, then one evaluation:
 
-        classifier = DNNClassifier(
-            feature_columns=[tf.feature_column.numeric_column("x")],
-            hidden_units=[32, 16], n_classes=3)
-        classifier.train(input_fn, steps=100)
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.DNNClassifier(hidden_units=[4], feature_columns=[x_column],
+        ...                                   model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
 
     Args:
         hidden_units: Units per hidden layer, e.g. `[64, 32]`.

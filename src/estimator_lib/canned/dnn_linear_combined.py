@@ -236,6 +236,26 @@ class _CombinedBase(Estimator):
 class DNNLinearCombinedClassifierV2(_CombinedBase):
     """Wide & deep classifier (tf.estimator.DNNLinearCombinedClassifier).
 
+    Examples:
+        Two steps of training on four examples, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.DNNLinearCombinedClassifier(
+        ...     linear_feature_columns=[x_column], dnn_feature_columns=[x_column],
+        ...     dnn_hidden_units=[4], model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
+
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
             new temporary directory.
