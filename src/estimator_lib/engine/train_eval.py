@@ -238,6 +238,29 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     Raises:
         TypeError: If an argument is not an `Estimator`, `TrainSpec` or `EvalSpec`.
         ValueError: If the config's cluster gives this task no known role.
+
+    Examples:
+        Locally (no TF_CONFIG): trains to step 2, then evaluates one batch:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [1, 1])
+        ...     loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        ...         loss, global_step=tf.compat.v1.train.get_global_step())
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     x = np.array([[1.0], [2.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).repeat().batch(2)
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> metrics, exports = estimator_lib.train_and_evaluate(
+        ...     est, estimator_lib.TrainSpec(input_fn, max_steps=2),
+        ...     estimator_lib.EvalSpec(input_fn, steps=1, throttle_secs=0))
+        >>> int(metrics["global_step"]), sorted(metrics), exports
+        (2, ['global_step', 'loss'], [])
     """
     from estimator_lib.engine.estimator import Estimator  # pylint: disable=import-outside-toplevel
     if not isinstance(estimator, Estimator):

@@ -335,6 +335,18 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
     Raises:
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
+
+    Examples:
+        Stops training once the evaluation loss has not decreased for 100 steps:
+
+        >>> import tempfile
+        >>> import estimator_lib
+        >>> est = estimator_lib.Estimator(lambda features: None, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.stop_if_no_decrease_hook(
+        ...     est, "loss", max_steps_without_decrease=100, run_every_secs=None,
+        ...     run_every_steps=10)
+        >>> isinstance(hook, estimator_lib.SessionRunHook)
+        True
     """
     return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
                                           False, eval_dir, min_steps, run_every_secs,

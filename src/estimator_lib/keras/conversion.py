@@ -261,6 +261,27 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         ValueError: If neither or both of `keras_model` and `keras_model_path` are given, the
             model is not compiled, `checkpoint_format` is unknown, or the model is a
             Keras 3 one.
+
+    Examples:
+        A compiled tf_keras model becomes an Estimator; its input is fed by the
+        model's input name:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import tf_keras
+        >>> import estimator_lib
+        >>> model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> est = estimator_lib.model_to_estimator(keras_model=model,
+        ...                                        model_dir=tempfile.mkdtemp())
+        >>> def input_fn():
+        ...     x = np.ones((4, 2), np.float32)
+        ...     features = {model.input_names[0]: x}
+        ...     return tf.data.Dataset.from_tensor_slices((features, x[:, :1])).batch(2)
+        >>> est = est.train(input_fn, steps=2)
+        >>> est.latest_checkpoint().endswith("model.ckpt-2")
+        True
     """
     if (keras_model is None) == (keras_model_path is None):
         raise ValueError(
