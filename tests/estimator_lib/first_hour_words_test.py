@@ -106,5 +106,22 @@ class CommandLineWordsTest(tf.test.TestCase):
         self.assertNotIn("invalid literal", done.stderr)
 
 
+class SummaryTimesTest(tf.test.TestCase):
+    """Issue 47 part 4: "total time" had two meanings; the summary now names both."""
+
+    def test_one_definition_named_in_the_summary(self):
+        import types  # pylint: disable=import-outside-toplevel
+        from estimator_lib.bin.jobs import job  # pylint: disable=import-outside-toplevel
+
+        times = job.JobSummary.times(types.SimpleNamespace(
+            train_secs=4.8, total_secs=9.0, process_secs=11.1))
+        self.assertEqual("training 4.8 s, process 11.1 s", times)
+        process = job.process_seconds()
+        self.assertIsNotNone(process)  # Linux: /proc is there
+        self.assertGreater(process, 0.0)
+        with open(os.path.join(_ROOT, "docs", "binaries.md"), encoding="utf-8") as f:
+            self.assertIn("time           training 8.2 s, process 11.1 s", f.read())
+
+
 if __name__ == "__main__":
     tf.test.main()
