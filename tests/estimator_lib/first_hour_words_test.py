@@ -123,5 +123,29 @@ class SummaryTimesTest(tf.test.TestCase):
             self.assertIn("time           training 8.2 s, process 11.1 s", f.read())
 
 
+class SummaryDataTest(tf.test.TestCase):
+    """Issue 47 part 5: synthetic data named as such, the chance level beside accuracy."""
+
+    def test_synthetic_and_chance_words(self):
+        from estimator_lib.bin import train  # pylint: disable=import-outside-toplevel
+        from absl.testing import flagsaver  # pylint: disable=import-outside-toplevel
+        import contextlib  # pylint: disable=import-outside-toplevel
+        import io  # pylint: disable=import-outside-toplevel
+        import tempfile  # pylint: disable=import-outside-toplevel
+
+        if not absl_flags.FLAGS.is_parsed():
+            absl_flags.FLAGS(["first_hour_words_test"])
+        out = io.StringIO()
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        with flagsaver.flagsaver(model_dir=model_dir, train_steps=2, batch_size=8,
+                                 eval_steps=1, warm_steps=1, log_steps=1, num_devices=1), \
+                contextlib.redirect_stdout(out):
+            train.main(["train"])
+        printed = out.getvalue()
+        self.assertIn("model          cnn on synthetic (generated data, not Fashion-MNIST: "
+                      "--dataset=fashion_mnist reads the real one), float32", printed)
+        self.assertIn("(chance 0.1000 for 10 classes; loss ", printed)
+
+
 if __name__ == "__main__":
     tf.test.main()

@@ -112,6 +112,8 @@ class JobSummary:
     # Seconds since this process started (the interpreter's start), None where the
     # system does not say (process_seconds()).
     process_secs: Optional[float] = None
+    # The label classes (0: unknown), for the chance level printed beside accuracy.
+    num_classes: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
         """The summary as a plain dict of its fields (for JSON)."""
@@ -152,13 +154,18 @@ class JobSummary:
                 f"{self.warm_steps} warm-up)" if self.examples_per_sec is not None else
                 "n/a (no step ran after warm-up; model_dir may already be at "
                 f"global step {self.global_step})")
+        chance = (f"chance {1 / self.num_classes:.4f} for {self.num_classes} classes; "
+                  if self.num_classes else "")
         accuracy = ("not evaluated" if self.accuracy is None else
-                    f"{self.accuracy:.4f} (loss {self.eval_loss:.4f}, {self.eval_split} split)")
+                    f"{self.accuracy:.4f} ({chance}loss {self.eval_loss:.4f}, "
+                    f"{self.eval_split} split)")
+        data = (f"{self.dataset} (generated data, not Fashion-MNIST: --dataset=fashion_mnist "
+                "reads the real one)" if self.dataset == "synthetic" else self.dataset)
         workers = (f" in each of {self.workers} worker processes (this one: {self.task})"
                    if self.workers > 1 else "")
         lines = [
             "Summary",
-            f"  model          {self.model} on {self.dataset}, {self.dtype}"
+            f"  model          {self.model} on {data}, {self.dtype}"
             f"{', XLA' if self.xla else ''}",
             f"  devices        {self.device_description}{workers}; strategy: {self.strategy}",
             f"  global batch   {self.global_batch} (--batch_size_scope="
@@ -385,7 +392,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
         eval_split=inputs.eval_split if results else None, train_secs=train_secs,
         total_secs=time.time() - start, model_dir=estimator.model_dir,
         export_path=export_path, workers=setup.workers, task=task, start_step=already,
-        skipped=inputs.skipped, process_secs=process_seconds())
+        skipped=inputs.skipped, process_secs=process_seconds(), num_classes=inputs.num_classes)
     filename = SUMMARY_FILENAME if writer else summary_filename(task)
     with open(os.path.join(estimator.model_dir, filename), "w", encoding="utf-8") as f:
         json.dump(summary.to_dict(), f, indent=2, sort_keys=True)
