@@ -18,6 +18,7 @@ import tensorflow as tf
 _TOOLS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
 sys.path.insert(0, _TOOLS)
 
+import api_docs_examples  # noqa: E402  pylint: disable=wrong-import-position
 import api_docs_flags  # noqa: E402  pylint: disable=wrong-import-position
 import api_docs_links  # noqa: E402  pylint: disable=wrong-import-position
 import api_docs_references  # noqa: E402  pylint: disable=wrong-import-position
@@ -67,6 +68,76 @@ class BrokenLinksTest(tf.test.TestCase):
     def test_a_clean_site_has_none(self):
         root = self._site({"a.html": '<p id="x"><a href="#x">x</a>'})
         self.assertEqual([], api_docs_links.broken_links(root))
+
+
+class ExamplesAsCodeTest(tf.test.TestCase):
+    """An Example section renders as code; the strict build fails on one that does not."""
+
+    def test_doctest_lines_and_indented_blocks_become_code(self):
+        markdown = api_docs_examples.example_section("Examples", """
+            Trains it:
+
+            >>> x = 1
+            >>> x + 1
+            2
+
+                est.train(input_fn)
+        """)
+        self.assertEqual("\n###### Examples:\nTrains it:\n\n\n```python\n>>> x = 1\n"
+                         ">>> x + 1\n2\n```\n\n\n\n```python\nest.train(input_fn)\n```\n\n",
+                         markdown)
+
+    def test_a_planted_example_that_is_not_code_fails(self):
+        root = self.get_temp_dir()
+        pages = {
+            "good.html": '<h6 id="examples">Examples:</h6>\n<div class="pdoc-code"><pre>'
+                         '&gt;&gt;&gt; 1</pre></div></section>',
+            # pdoc's own rendering of an Example section: a quoted run-on paragraph.
+            "bad.html": '<h6 id="example">Example:</h6>\n<blockquote><p>classifier = '
+                        'DNNClassifier( feature_columns=[...]) classifier.train(input_fn)'
+                        '</p></blockquote></section>',
+            "quoted.html": '<h6 id="examples">Examples:</h6><blockquote><div><pre>x</pre>'
+                           '</div></blockquote></section>',
+            "loose.html": '<h6 id="examples">Examples:</h6><pre>a</pre><p>&gt;&gt;&gt; 1 + 1'
+                          '</p></section>',
+        }
+        for name, text in pages.items():
+            with open(os.path.join(root, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        self.assertEqual(["bad.html: Example section 1 (no code block)",
+                          "loose.html: Examples section 1 (>>> outside a code block)",
+                          "quoted.html: Examples section 1 (a quoted paragraph)"],
+                         api_docs_examples.bad_examples(root))
+
+
+class DocsPointersTest(tf.test.TestCase):
+
+    def test_pointers_into_the_guides_become_links(self):
+        page = ('<p>See docs/estimator.md, deliberate difference 14 and docs/binaries.md; '
+                'Deliberate difference 9: same. docs/nowhere.md stays text.</p>'
+                '<pre>docs/estimator.md in the source</pre><a href="x">docs/MIGRATION.md</a>')
+        linked = api_docs_links.link_pointers(page, {"estimator", "binaries", "MIGRATION"})
+        self.assertIn('<a href="guides/estimator.html#deliberate-difference-14">'
+                      'docs/estimator.md, deliberate difference 14</a>', linked)
+        self.assertIn('<a href="guides/binaries.html">docs/binaries.md</a>', linked)
+        self.assertIn('<a href="guides/estimator.html#deliberate-difference-9">'
+                      'Deliberate difference 9</a>: same', linked)
+        self.assertIn(" docs/nowhere.md stays text", linked)
+        self.assertIn("<pre>docs/estimator.md in the source</pre>", linked)
+        self.assertIn('<a href="x">docs/MIGRATION.md</a>', linked)
+
+    def test_a_link_to_a_missing_difference_is_broken(self):
+        root = self.get_temp_dir()
+        os.makedirs(os.path.join(root, "guides"), exist_ok=True)
+        with open(os.path.join(root, "guides", "estimator.html"), "w") as f:
+            f.write('<li><a id="deliberate-difference-1"></a>One</li>')
+        with open(os.path.join(root, "a.html"), "w") as f:
+            f.write(api_docs_links.link_pointers(
+                "<p>Deliberate difference 1: a. Deliberate difference 2: b.</p>",
+                {"estimator"}))
+        self.assertEqual(["a.html: guides/estimator.html#deliberate-difference-2 "
+                          "(no id 'deliberate-difference-2' on that page)"],
+                         api_docs_links.broken_links(root))
 
 
 class BrokenReferencesTest(tf.test.TestCase):

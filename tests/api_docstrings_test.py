@@ -15,10 +15,16 @@ public functions and methods with three or more parameters have an Args section
 method of estimator_lib itself has a docstring (the same tool's second count).
 
 Where estimator_lib differs from the original on purpose, the docstring a user would
-look up says so (issue 38): DIFFERENCES maps each numbered item of docs/estimator.md's
-"Deliberate differences" to the public objects whose docstrings must state it and
-cite "docs/estimator.md, deliberate difference N"; its numbers (with NO_PUBLIC_API's)
-must be exactly the section's, so a new difference without docstring coverage fails.
+look up says so in ONE line (issue 43): `Deliberate difference N: <what differs>.`,
+which the built reference links to docs/estimator.md's item N (its
+`<a id="deliberate-difference-N">`); the history stays in docs/estimator.md. DIFFERENCES
+maps each numbered item of docs/estimator.md's "Deliberate differences" to the public
+objects whose docstrings must carry that line; its numbers (with NO_PUBLIC_API's) must be
+exactly the section's, so a new difference without docstring coverage fails.
+
+Every public summary line (classes, functions, methods, properties of the package's
+rendered modules) starts with a verb, as Orbit's do ("Trains the model..."; issue 43):
+SUMMARY_NOT_A_VERB lists the first words that are not verbs.
 """
 
 import importlib.util
@@ -77,8 +83,8 @@ _EARLY_STOPPING = tuple(f"experimental.{name}" for name in (
     "stop_if_no_decrease_hook", "stop_if_no_increase_hook"))
 
 # docs/estimator.md's deliberate difference N -> the public objects (paths from
-# `estimator_lib`) whose docstrings must say what the original did and what
-# estimator_lib does, citing "docs/estimator.md, deliberate difference N".
+# `estimator_lib`) whose docstrings must carry the one line
+# "Deliberate difference N: <what differs>." (the history is in docs/estimator.md).
 DIFFERENCES = {
     1: ("Estimator.train",),  # numpy arrays fed, not frozen (the input_fn's)
     2: ("RunConfig",),  # tf_random_seed also seeds tf_keras initializers
@@ -109,21 +115,51 @@ DIFFERENCES = {
 # Differences with no public object a user would look up, each with why. None today.
 NO_PUBLIC_API = {}
 
-_CITATION = re.compile(r"docs/estimator\.md, deliberate difference (\d+)\b")
+_CITATION = re.compile(r"\b[Dd]eliberate difference (\d+)\b")
+# The one line: "Deliberate difference N: <what differs>." (optionally a list item).
+_ONE_LINE = re.compile(r"^(?:- )?Deliberate difference (\d+): \S.*\.$")
 
 
 def difference_numbers(markdown: str) -> list:
-    """The numbers of the items of a "## Deliberate differences" section, in order."""
+    """The numbers of the items of a "## Deliberate differences" section, in order.
+
+    Each item must start `N. <a id="deliberate-difference-N"></a>**`, the anchor the
+    reference's links point at; an item without it (or with another number) is not
+    counted, so the table check fails.
+    """
     section = re.search(r"^## Deliberate differences[^\n]*\n(.*?)(?=^## |\Z)", markdown,
                         re.M | re.S)
     if not section:
         return []
-    return [int(n) for n in re.findall(r"^(\d+)\. \*\*", section.group(1), re.M)]
+    return [int(n) for n, anchor in re.findall(
+        r'^(\d+)\. <a id="deliberate-difference-(\d+)"></a>\*\*', section.group(1), re.M)
+        if n == anchor]
 
 
 def cited_differences(text: str) -> set:
-    """The N of each "docs/estimator.md, deliberate difference N" in text (any wrapping)."""
+    """The N of each "deliberate difference N" in text (any wrapping)."""
     return {int(n) for n in _CITATION.findall(" ".join((text or "").split()))}
+
+
+def one_line_differences(doc: str) -> set:
+    """The N of each difference `doc` states in one line of its own.
+
+    The line is `Deliberate difference N: <what differs>.` (or a `- ` item of that
+    form), and the next line, if any, is blank, less indented, or another item: a
+    citation wrapped over two lines, or with history prose after it, does not count.
+    """
+    lines = (doc or "").splitlines()
+    found = set()
+    for i, line in enumerate(lines):
+        match = _ONE_LINE.match(line.strip())
+        if not match:
+            continue
+        indent = len(line) - len(line.lstrip())
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        if (not after.strip() or len(after) - len(after.lstrip()) < indent
+                or after.strip().startswith(("- ", "Deliberate difference "))):
+            found.add(int(match.group(1)))
+    return found
 
 
 def resolve(path: str):
@@ -199,6 +235,46 @@ def _load_coverage():
     coverage = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(coverage)
     return coverage
+
+
+# First words that end in "s" and are no verb (a summary starting so is not a verb's).
+SUMMARY_NOT_A_VERB = ("This", "Its", "Is", "Was", "Class", "Process", "Access", "Status")
+
+
+def starts_with_a_verb(doc: str) -> bool:
+    """Whether a summary starts with a verb in the third person ("Trains the model...").
+
+    The rule as a check: the first word is capitalised, ends in "s" and is not one of
+    SUMMARY_NOT_A_VERB ("Returns", "Makes"). A noun phrase ("The directory",
+    "A hook that...") fails.
+    """
+    words = (doc or "").split()
+    word = words[0] if words else ""
+    return (word[:1].isupper() and word.isalpha() and word.endswith("s")
+            and word not in SUMMARY_NOT_A_VERB)
+
+
+def summaries_without_a_verb(objects) -> list:
+    """'path: first line' of each public function or method (not property, not class)
+    of `objects` ({id: (path, object)}) whose summary does not start with a verb."""
+    found = set()
+    for path, value in objects.values():
+        if inspect.isfunction(value) and _ours(value):
+            if not starts_with_a_verb(value.__doc__):
+                found.add(f"{path}: {(value.__doc__ or '').strip()[:60]}")
+        if not inspect.isclass(value):
+            continue
+        for base in value.__mro__:
+            if not _ours(base):
+                continue
+            for name, member in vars(base).items():
+                function = _member_function(member)
+                if name.startswith("_") or function is None or isinstance(member, property):
+                    continue
+                if not starts_with_a_verb(function.__doc__):
+                    found.add(f"{base.__module__}.{base.__qualname__}.{name}: "
+                              f"{(function.__doc__ or '').strip()[:60]}")
+    return sorted(found)
 
 
 def missing_sections(doc: str, sections) -> list:
@@ -301,6 +377,26 @@ class ApiDocstringsTest(tf.test.TestCase):
         self.assertEqual(["Raises:"], missing_sections("X.\n\nArgs:\n  a: b.\n",
                                                        ("Args:", "Raises:")))
 
+    def test_summaries_start_with_a_verb(self):
+        # tf.estimator's functions and the public methods of its classes, as users look
+        # them up (issue 43: "Trains the model...", as Orbit's); properties and classes
+        # are described by what they are.
+        self.assertEqual([], summaries_without_a_verb(self.objects))
+
+    def test_the_verb_check_can_fail(self):
+        self.assertTrue(starts_with_a_verb("Trains the model."))
+        self.assertTrue(starts_with_a_verb("Returns the directory."))
+        for summary in ("The directory evaluate writes to.", "A hook that stops.",
+                        "This is it.", "(a, b) of the run.", "", "trains lowercase."):
+            self.assertFalse(starts_with_a_verb(summary), summary)
+
+        def noun_phrase():
+            """The value of nothing."""
+
+        noun_phrase.__module__ = "estimator_lib.fake"
+        self.assertEqual(["tf.estimator.fake: The value of nothing."],
+                         summaries_without_a_verb({1: ("tf.estimator.fake", noun_phrase)}))
+
     def test_the_survey_sees_every_namespace(self):
         paths = {path.rsplit(".", 1)[0] for path, _ in self.objects.values()}
         self.assertIn("tf.compat.v1.estimator.tpu", paths)
@@ -329,7 +425,7 @@ class DeliberateDifferencesTest(tf.test.TestCase):
         for number, paths in DIFFERENCES.items():
             for path in paths:
                 doc = own_doc(resolve(path))
-                if number not in cited_differences(doc) or "original" not in doc:
+                if number not in one_line_differences(doc):
                     missing.setdefault(number, []).append(path)
         self.assertEqual({}, missing)
 
@@ -351,8 +447,19 @@ class DeliberateDifferencesTest(tf.test.TestCase):
             "refused (docs/estimator.md,\n    deliberate difference 14)."))
         self.assertEqual(set(), cited_differences("docs/estimator.md, deliberate difference"))
         self.assertNotIn(1, cited_differences("docs/estimator.md, deliberate difference 14"))
-        markdown = ("# T\n\n## Deliberate differences (x)\n\n1. **A.** a\n   b\n"
-                    "2. **B.** c\n\n## Next\n\n3. **C.** not one\n")
+        self.assertEqual({14, 15, 4}, one_line_differences(
+            "Summary.\n\n    Deliberate difference 14: raised when built.\n\n"
+            "    - Deliberate difference 15: copied.\n    - Deliberate difference 4: refused.\n"
+            "  Args:\n"))
+        # Wrapped, followed by more prose, or without its period: not one line.
+        self.assertEqual(set(), one_line_differences(
+            "Deliberate difference 14: raised when built, where\nthe original raised later.\n"
+            "(docs/estimator.md, deliberate difference 15).\n"
+            "Deliberate difference 16: no period\n"))
+        anchor = '<a id="deliberate-difference-{}"></a>'
+        markdown = (f"# T\n\n## Deliberate differences (x)\n\n1. {anchor.format(1)}**A.** a\n"
+                    f"   b\n2. {anchor.format(2)}**B.** c\n3. {anchor.format(4)}**C.** d\n"
+                    f"4. **D.** no anchor\n\n## Next\n\n5. {anchor.format(5)}**E.** not one\n")
         self.assertEqual([1, 2], difference_numbers(markdown))
         self.assertEqual([], difference_numbers("# T\n"))
         self.assertIsInstance(resolve("Estimator.config"), property)

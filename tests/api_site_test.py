@@ -39,11 +39,32 @@ class ApiSiteTest(unittest.TestCase):
                 page = f.read()
             self.assertIn("guides/MIGRATION.html", page)  # the guides linked
             self.assertIn("train_and_evaluate", page)
+            # An alias shows its class (signature and docstring), not `= <class ...>`.
+            self.assertNotIn("DNNClassifier</span>        =", page)
+            self.assertIn('<span class="def">class</span>\n    <span class="name">'
+                          'DNNClassifier</span>', page)
+            # Pointers into docs/*.md are links (issue 47): the one-line differences.
+            self.assertIn('<a href="guides/estimator.html#deliberate-difference-20">'
+                          'Deliberate difference 20</a>', page)
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):
                 self.assertIn(f"<code>{flag}</code>", flags_page)
             self.assertIn("guides/flags.html", page)
+
+
+class OneBuildCommandTest(unittest.TestCase):
+
+    def test_readme_and_the_guide_give_the_same_one_command(self):
+        commands = set()
+        for path in ("README.md", os.path.join("docs", "api_reference.md")):
+            with open(os.path.join(_REPO, path), encoding="utf-8") as f:
+                text = f.read()
+            found = {line.strip().strip("`").split("`")[-1].strip()
+                     for line in text.splitlines() if "build_api_docs.py" in line
+                     and "python" in line}
+            commands |= {c[c.index(".venv"):] if ".venv" in c else c for c in found}
+        self.assertEqual({".venv/bin/python tools/build_api_docs.py"}, commands)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,43 @@ def missing_paths(root=_ROOT):
     return missing
 
 
+def benchmark_tables_without_provenance(text):
+    """The first row of each table of `text` with no command or date above it in its
+    `## ` section (a table in docs/benchmarks.md is printed by a script, issue 43)."""
+    bare = []
+    for section in re.split(r"^(?=## )", text, flags=re.M):
+        seen_provenance = False
+        previous = ""
+        for line in section.split("\n"):
+            if re.search(r"python |Command: |\b20\d\d-\d\d-\d\d\b", line):
+                seen_provenance = True
+            if line.startswith("|") and not previous.startswith("|") and not seen_provenance:
+                bare.append(line)
+            previous = line
+    return bare
+
+
+class BenchmarksDocTest(tf.test.TestCase):
+    """docs/benchmarks.md: current figures first, the history in an appendix (issue 43)."""
+
+    def test_current_figures_first_and_the_history_apart(self):
+        with open(os.path.join(_ROOT, "docs", "benchmarks.md")) as f:
+            text = f.read()
+        self.assertLess(len(text.splitlines()), 400)
+        self.assertIn("docs/benchmarks_history.md", text)
+        self.assertTrue(os.path.exists(os.path.join(_ROOT, "docs", "benchmarks_history.md")))
+        self.assertEqual([], benchmark_tables_without_provenance(text))
+        # The sections the scripts regenerate in place stay here.
+        for heading in ("## Per-step and end-to-end", "## Multi-worker (bench/multi_worker.py)",
+                        "## Several steps per session run"):
+            self.assertIn("\n" + heading, text)
+
+    def test_a_table_without_its_command_is_found(self):
+        self.assertEqual(["| a | b |"], benchmark_tables_without_provenance(
+            "## Q1\n\n`python bench/x.py` - 2026-01-01\n\n| a |\n|---|\n\n"
+            "## Q2\n\nText.\n\n| a | b |\n|---|---|\n"))
+
+
 class DocsPathsTest(tf.test.TestCase):
 
     def test_every_cited_path_exists(self):

@@ -73,6 +73,27 @@ def rendered_at(context, spec: Tuple[str, str]) -> Optional[Tuple[str, str]]:
     return None
 
 
+def alias_class(member):
+    """The class an alias variable names, as a pdoc class under the alias's name; or None.
+
+    Args:
+        member: A pdoc member of a rendered module.
+
+    Returns:
+        For a public module variable bound to a class of estimator_lib
+        (`DNNClassifier = DNNClassifierV2`), a `pdoc.doc.Class` of that class named by
+        the alias, taken from the class's own module and qualname; else None.
+    """
+    import pdoc.doc  # pylint: disable=import-outside-toplevel
+
+    value = getattr(member, "default_value", None)
+    if (not isinstance(member, pdoc.doc.Variable) or not inspect.isclass(value)
+            or not value.__module__.startswith("estimator_lib")):
+        return None
+    return pdoc.doc.Class(member.modulename, member.qualname, value,
+                          (value.__module__, value.__qualname__))
+
+
 def _pages(output: str):
     for directory, _, files in os.walk(output):
         for name in sorted(files):
@@ -108,3 +129,55 @@ def broken_links(output: str) -> List[str]:
         elif fragment and path in ids and fragment not in ids[path]:
             broken.add(f"{where}: {href} (no id {fragment!r} on that page)")
     return sorted(broken)
+
+
+# A pointer into the guides, in a page's text: `docs/NAME.md`, with an optional
+# ", deliberate difference N", or "Deliberate difference N" alone (docs/estimator.md's
+# numbered items, each an `<a id="deliberate-difference-N">` there).
+_POINTER = re.compile(r"\bdocs/(\w+)\.md(?:, deliberate difference (\d+)\b)?"
+                      r"|\b[Dd]eliberate difference (\d+)\b")
+_TAG = re.compile(r"(<[^>]*>)")
+_NO_LINKS_IN = ("pre", "a", "script", "style", "textarea")
+
+
+def _pointer_href(match: "re.Match", guides: set) -> Optional[str]:
+    name, number, alone = match.groups()
+    if alone:
+        return f"guides/estimator.html#deliberate-difference-{alone}"
+    if name not in guides:
+        return None
+    return f"guides/{name}.html" + (f"#deliberate-difference-{number}" if number else "")
+
+
+def link_pointers(page: str, guides: set) -> str:
+    """Makes each pointer into docs/*.md in `page`'s text a link to its rendered guide.
+
+    Args:
+        page: An API page's HTML (its links to the guides relative to the site's top,
+            `guides/NAME.html`, as pdoc's pages before tools/build_api_docs.py
+            relinks the deeper ones).
+        guides: The names of the rendered guides (`estimator` for docs/estimator.md).
+
+    Returns:
+        The page with `docs/NAME.md` (optionally `, deliberate difference N`) and
+        `Deliberate difference N` linked, except inside `<pre>` (the source view and
+        code blocks), an existing link, a script or a style.
+    """
+    out, closed_by = [], []
+    for part in _TAG.split(page):
+        if part.startswith("<"):
+            tag = re.match(r"<(/?)(\w+)", part)
+            if tag and tag.group(2).lower() in _NO_LINKS_IN and not part.endswith("/>"):
+                if tag.group(1):
+                    if closed_by and closed_by[-1] == tag.group(2).lower():
+                        closed_by.pop()
+                else:
+                    closed_by.append(tag.group(2).lower())
+            out.append(part)
+        elif closed_by or not part:
+            out.append(part)
+        else:
+            out.append(_POINTER.sub(
+                lambda m: (f'<a href="{href}">{m.group(0)}</a>'
+                           if (href := _pointer_href(m, guides)) else m.group(0)), part))
+    return "".join(out)

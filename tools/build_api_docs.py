@@ -1,8 +1,10 @@
 """Builds estimator_lib's API reference (HTML) from its docstrings, with pdoc.
 
-    pip install "pdoc==16.0.0"
-    PYTHONPATH=src python tools/build_api_docs.py [--output DIR] [--strict]
-                                                  [--fail-undocumented]
+    .venv/bin/python tools/build_api_docs.py [--output DIR] [--strict]
+                                             [--fail-undocumented]
+
+(the one command README and docs/api_reference.md give; pdoc==16.0.0 comes with the
+test extras).
 
 Renders the public tree as users import it: `estimator_lib` and the subpackages its
 `__all__` names (canned, compat, experimental, export, head, hooks, tpu), with their
@@ -17,7 +19,8 @@ prints the index page's path. Every warning pdoc raises while reading the module
 (an import that fails, a type annotation it cannot parse, a member it cannot read)
 is printed; with --strict any such warning makes the build fail (exit status 1).
 
-With --strict the build also fails on a link of the site that leads nowhere (a
+With --strict the build also fails on an `Example:` section that does not render as
+code (tools/api_docs_examples.py), on a link of the site that leads nowhere (a
 page or `#anchor` that is not there; tools/api_docs_links.py) and on a docstring
 cross-reference that names nothing (tools/api_docs_references.py says which
 backticked names are references); each is printed as `broken link: ...` or
@@ -42,6 +45,7 @@ import sys
 import tempfile
 import warnings
 
+import api_docs_examples
 import api_docs_flags
 import api_docs_links
 import api_docs_references
@@ -137,13 +141,17 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
     import estimator_lib  # noqa: F401  (TensorFlow loads here, not under pdoc's watch)
 
     nav = _render_guides(output)
+    _render_examples_as_code()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pdoc.render.configure(docformat="google", footer_text=nav.replace("{root}", ""),
                               template_directory=_TEMPLATES, show_source=True)
         pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
+        pdoc.render.env.globals["alias_class"] = api_docs_links.alias_class
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
-    # Pages one level down link the guides relative to themselves.
+    # Pointers into docs/*.md become links to the rendered guides; then pages one
+    # level down link the guides relative to themselves.
+    _link_docs_pointers(output)
     _relink_guides(output)
     ours = [w for w in caught if "pdoc" in (w.filename or "")]
     for w in ours:
@@ -156,6 +164,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
         f.write("".join(name + "\n" for name in undocumented))
     broken = [f"broken link: {link}" for link in api_docs_links.broken_links(output)]
     broken += [f"broken reference: {ref}" for ref in _broken_references(pdoc.doc, modules)]
+    broken += [f"broken example: {e}" for e in api_docs_examples.bad_examples(output)]
     for line in broken:
         print(line, file=sys.stderr)
     print(os.path.join(output, "index.html"))
@@ -178,6 +187,38 @@ def _broken_references(pdoc_doc, modules) -> list:
     finally:
         if not was_installed:
             compat.uninstall()
+
+
+def _render_examples_as_code() -> None:
+    """Has pdoc render `Example:`/`Examples:` sections as code (tools/api_docs_examples.py)."""
+    import pdoc.docstrings  # pylint: disable=import-outside-toplevel
+
+    pdoc_section = getattr(pdoc.docstrings._google_section, "__wrapped__",  # pylint: disable=protected-access
+                           pdoc.docstrings._google_section)  # pylint: disable=protected-access
+
+    def section(match):
+        if match.group("name") in api_docs_examples.EXAMPLE_SECTIONS:
+            return api_docs_examples.example_section(match.group("name"),
+                                                     match.group("contents"))
+        return pdoc_section(match)
+
+    section.__wrapped__ = pdoc_section
+    pdoc.docstrings._google_section = section  # pylint: disable=protected-access
+
+
+def _link_docs_pointers(output: str) -> None:
+    """Links each `docs/NAME.md` and `Deliberate difference N` of the API pages."""
+    guides = {name for name, _ in _guides()}
+    for directory, _, files in os.walk(output):
+        if os.path.basename(directory) == "guides":
+            continue
+        for name in files:
+            if name.endswith(".html"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(api_docs_links.link_pointers(text, guides))
 
 
 def _relink_guides(output: str) -> None:

@@ -22,6 +22,7 @@ with a checkpoint (estimator_lib/training/preemption.py) and one line; exit 143 
 
 import importlib
 import os
+import re
 import sys
 import types
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
@@ -250,13 +251,45 @@ def check_model_dir_free(model_dir: Optional[str]) -> None:
         raise UserError(message)
 
 
+_BAD_VALUE = re.compile(r"^flag --(\w+)=(.*?): (invalid literal for (int|float)\(\).*|could "
+                        r"not convert string to float.*)$")
+_WANTS = {"int": "an integer", "float": "a number"}
+
+
+def bad_value_message(error: Exception) -> str:
+    """Returns a flag parsing error on one line, naming the type a number flag wants.
+
+    Args:
+        error: What absl raised while parsing the flags.
+
+    Returns:
+        For a number flag given text (`--batch_size=abc`), `flag --batch_size=abc:
+        --batch_size wants an integer, not 'abc'`, in place of Python's `invalid
+        literal for int()`; any other error's own message, on one line.
+
+    Examples:
+        >>> bad_value_message(absl_flags.IllegalFlagValueError(
+        ...     "flag --batch_size=abc: invalid literal for int() with base 10: 'abc'"))
+        "flag --batch_size=abc: --batch_size wants an integer, not 'abc'"
+        >>> bad_value_message(absl_flags.IllegalFlagValueError("flag --x=1: too small"))
+        'flag --x=1: too small'
+    """
+    text = one_line(error)
+    match = _BAD_VALUE.match(text)
+    if not match:
+        return text
+    name, value = match.group(1), match.group(2)
+    kind = _WANTS[match.group(4) or "float"]
+    return f"flag --{name}={value}: --{name} wants {kind}, not {value!r}"
+
+
 def _make_parser(program: str,
                  key_flags: Sequence[absl_flags.FlagHolder]) -> Callable[[List[str]], List[str]]:
     def parse(argv: List[str]) -> List[str]:
         try:
             remaining = absl_flags.FLAGS(argv)
         except absl_flags.Error as error:
-            fail(program, f"{one_line(error)} (--helpfull lists every flag)")
+            fail(program, f"{bad_value_message(error)} (--helpfull lists every flag)")
         except SystemExit as done:
             # Only the help flags exit while parsing; they printed what was asked.
             raise SystemExit(0) from done.__cause__

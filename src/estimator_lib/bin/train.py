@@ -2,7 +2,7 @@
 
 Trains with MirroredStrategy over the requested devices (GPUs, else logical CPU
 devices that share the same cores), evaluates, optionally exports, and prints a
-summary: accuracy, examples/sec over all replicas, total time. Progress is
+summary: accuracy, examples/sec over all replicas, training and process time. Progress is
 logged at INFO. With no flags it runs offline on embedded synthetic data.
 
     python -m estimator_lib.bin.train

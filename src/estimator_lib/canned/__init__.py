@@ -1,8 +1,8 @@
 """The canned estimators of tf.estimator / tf.compat.v1.estimator, re-provided.
 
-`*V2` classes are tf.estimator.* (v2 feature columns, tf_keras legacy
+`*V2` classes are `tf.estimator.*` (v2 feature columns, tf_keras legacy
 optimizers, loss reduced with SUM_OVER_BATCH_SIZE); the classes without the
-suffix are tf.compat.v1.estimator.* (v1 columns and optimizers, SUM), as in the
+suffix are `tf.compat.v1.estimator.*` (v1 columns and optimizers, SUM), as in the
 original's modules `dnn`, `linear`, `dnn_linear_combined` and `baseline`.
 """
 

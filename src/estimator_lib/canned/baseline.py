@@ -117,9 +117,27 @@ def _optimizer_arg(optimizer, *, v2):
 class BaselineClassifierV2(Estimator):
     """Predicts the class prior (tf.estimator.BaselineClassifier).
 
-    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's. With
-    several features it trains; the original failed as its session started
-    (FailedPreconditionError; docs/estimator.md, deliberate difference 16).
+    The optimizer is 'Ftrl' at learning rate 0.3 by default, as the original's.
+
+    Deliberate difference 16: with several features it trains (the original failed).
+
+    Examples:
+        Two steps of training on four examples, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.BaselineClassifier(model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
 
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
@@ -131,19 +149,15 @@ class BaselineClassifierV2(Estimator):
             ids.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         loss_reduction: How the per-example losses are reduced over the batch (a
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -177,9 +191,8 @@ class BaselineClassifier(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, n_classes=2, weight_column=None, label_vocabulary=None,
@@ -197,8 +210,7 @@ class BaselineClassifier(EstimatorV1):
 class BaselineRegressorV2(Estimator):
     """Predicts the label mean (tf.estimator.BaselineRegressor).
 
-    With several features it trains; the original failed as its session started
-    (FailedPreconditionError; docs/estimator.md, deliberate difference 16).
+    Deliberate difference 16: with several features it trains (the original failed).
 
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
@@ -208,19 +220,15 @@ class BaselineRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         loss_reduction: How the per-example losses are reduced over the batch (a
             `tf.losses.Reduction`); v1 classes sum them, v2 classes average them by default.
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -251,9 +259,8 @@ class BaselineRegressor(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, label_dimension=1, weight_column=None, optimizer="Ftrl",
@@ -270,9 +277,7 @@ class BaselineRegressor(EstimatorV1):
 class BaselineEstimatorV2(Estimator):
     """A learned bias with a head you give (tf.estimator.BaselineEstimator).
 
-    Under a strategy with several replicas the loss is divided by the replica count
-    when the head's own `loss_reduction` averages it; the original assumed every
-    head averaged (docs/estimator.md, deliberate difference 16).
+    Deliberate difference 16: the replica scaling follows the head's own reduction.
 
     Args:
         head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
@@ -281,17 +286,13 @@ class BaselineEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
@@ -316,9 +317,8 @@ class BaselineEstimator(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):

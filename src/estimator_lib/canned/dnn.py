@@ -1,8 +1,8 @@
 """DNNClassifier, DNNRegressor and DNNEstimator: fully connected networks over feature columns.
 
-The v2 classes (tf.estimator.*) build tf_keras layers inside a Keras model named
+The v2 classes (`tf.estimator.*`) build tf_keras layers inside a Keras model named
 `dnn` and train with a tf_keras legacy optimizer whose `iterations` is the
-global step; the v1 classes (tf.compat.v1.estimator.*) build tf.compat.v1
+global step; the v1 classes (`tf.compat.v1.estimator.*`) build tf.compat.v1
 layers in variable scope `dnn` (with the original's partitioners) and train with
 a tf.compat.v1 optimizer. Either way the variables are the original's:
 
@@ -291,12 +291,24 @@ def _dnn_args(hidden_units, feature_columns, activation_fn, dropout, optimizer, 
 class DNNClassifierV2(Estimator):
     """A classifier for TensorFlow DNN models (tf.estimator.DNNClassifier).
 
-    Example:
+    Examples:
+        Two steps of training on four examples, then one evaluation:
 
-        classifier = DNNClassifier(
-            feature_columns=[tf.feature_column.numeric_column("x")],
-            hidden_units=[32, 16], n_classes=3)
-        classifier.train(input_fn, steps=100)
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.DNNClassifier(hidden_units=[4], feature_columns=[x_column],
+        ...                                   model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
 
     Args:
         hidden_units: Units per hidden layer, e.g. `[64, 32]`.
@@ -307,10 +319,7 @@ class DNNClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Adagrad' (default), 'Adam', 'Ftrl', 'RMSProp', 'SGD', a
             tf.keras legacy optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: Hidden layers' activation (default relu).
         dropout: Probability of dropping a hidden unit while training, or None.
         config: An `RunConfig`.
@@ -320,9 +329,8 @@ class DNNClassifierV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -368,9 +376,8 @@ class DNNClassifier(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
@@ -404,10 +411,7 @@ class DNNRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -419,9 +423,8 @@ class DNNRegressorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -463,9 +466,8 @@ class DNNRegressor(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
@@ -495,10 +497,7 @@ class DNNEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         activation_fn: The hidden layers' activation function.
         dropout: The probability of dropping a hidden unit while training; None for no
             dropout.
@@ -508,9 +507,8 @@ class DNNEstimatorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,
@@ -545,9 +543,8 @@ class DNNEstimator(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, hidden_units, feature_columns, model_dir=None,

@@ -236,6 +236,26 @@ class _CombinedBase(Estimator):
 class DNNLinearCombinedClassifierV2(_CombinedBase):
     """Wide & deep classifier (tf.estimator.DNNLinearCombinedClassifier).
 
+    Examples:
+        Two steps of training on four examples, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.DNNLinearCombinedClassifier(
+        ...     linear_feature_columns=[x_column], dnn_feature_columns=[x_column],
+        ...     dnn_hidden_units=[4], model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
+
     Args:
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
             new temporary directory.
@@ -243,11 +263,8 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
-            an instance is copied into each graph, and a new-style Keras optimizer
-            converted to its legacy class with a warning; the original failed
-            at a second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+            Deliberate difference 15: an instance survives a second `train()`.
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -266,9 +283,8 @@ class DNNLinearCombinedClassifierV2(_CombinedBase):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
@@ -320,9 +336,8 @@ class DNNLinearCombinedClassifier(_CombinedBase, EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     _V2 = False
@@ -357,11 +372,8 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
-            an instance is copied into each graph, and a new-style Keras optimizer
-            converted to its legacy class with a warning; the original failed
-            at a second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+            Deliberate difference 15: an instance survives a second `train()`.
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -378,9 +390,8 @@ class DNNLinearCombinedRegressorV2(_CombinedBase):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, model_dir=None, linear_feature_columns=None, linear_optimizer="Ftrl",
@@ -430,9 +441,8 @@ class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     _V2 = False
@@ -459,10 +469,9 @@ class DNNLinearCombinedRegressor(_CombinedBase, EstimatorV1):
 class DNNLinearCombinedEstimatorV2(_CombinedBase):
     """Wide & deep model with a head you give (tf.estimator.DNNLinearCombinedEstimator).
 
-    As in the original, it takes no `warm_start_from`. Under a strategy with several
-    replicas the loss is divided by the replica count when the head's own
-    `loss_reduction` averages it; the original assumed every head averaged
-    (docs/estimator.md, deliberate difference 16).
+    As in the original, it takes no `warm_start_from`.
+
+    Deliberate difference 16: the replica scaling follows the head's own reduction.
 
     Args:
         head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
@@ -473,11 +482,8 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
         linear_optimizer: The linear part's optimizer, as `optimizer` elsewhere (a name,
             instance or callable).
         dnn_feature_columns: The feature columns of the deep part.
-        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere. For both,
-            an instance is copied into each graph, and a new-style Keras optimizer
-            converted to its legacy class with a warning; the original failed
-            at a second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+        dnn_optimizer: The deep part's optimizer, as `optimizer` elsewhere.
+            Deliberate difference 15: an instance survives a second `train()`.
         dnn_hidden_units: Units per hidden layer of the deep part.
         dnn_activation_fn: The deep part's activation function.
         dnn_dropout: The deep part's dropout probability while training, or None.
@@ -488,9 +494,8 @@ class DNNLinearCombinedEstimatorV2(_CombinedBase):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, model_dir=None, linear_feature_columns=None,
@@ -532,9 +537,8 @@ class DNNLinearCombinedEstimator(_CombinedBase, EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     _V2 = False

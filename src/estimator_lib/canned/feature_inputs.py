@@ -23,7 +23,7 @@ V1_COLUMN_IN_V2_ESTIMATOR = (
 
 
 def is_v2(columns: Iterable) -> bool:
-    """True when every column is a v2 feature column (tf.feature_column.*)."""
+    """True when every column is a v2 feature column (`tf.feature_column.*`)."""
     return feature_column_lib.is_feature_column_v2(list(columns))
 
 

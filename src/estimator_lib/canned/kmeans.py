@@ -136,21 +136,23 @@ def _kmeans_model_fn(features, mode, config, *, num_clusters, initial_clusters,
 class KMeansClustering(EstimatorV1):
     """K-means clustering (tf.compat.v1.estimator.experimental.KMeans).
 
-    Example:
+    Examples:
+        Two full Lloyd iterations over 20 points, then the centers:
 
-        points = np.random.uniform(0, 1000, [100, 2])
-
-        def input_fn():
-            return tf.compat.v1.train.limit_epochs(
-                tf.convert_to_tensor(points, dtype=tf.float32), num_epochs=1)
-
-        kmeans = tf.compat.v1.estimator.experimental.KMeans(
-            num_clusters=5, use_mini_batch=False)
-        for _ in range(10):
-            kmeans.train(input_fn)
-            print("score:", kmeans.score(input_fn))
-        centers = kmeans.cluster_centers()
-        indices = list(kmeans.predict_cluster_index(input_fn))
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> points = np.random.RandomState(0).uniform(0, 10, [20, 2]).astype(np.float32)
+        >>> def input_fn():
+        ...     return tf.compat.v1.train.limit_epochs(tf.constant(points), num_epochs=1)
+        >>> kmeans = KMeansClustering(  # tf.compat.v1.estimator.experimental.KMeans
+        ...     num_clusters=2, use_mini_batch=False, model_dir=tempfile.mkdtemp())
+        >>> for _ in range(2):
+        ...     kmeans = kmeans.train(input_fn)
+        >>> kmeans.cluster_centers().shape
+        (2, 2)
+        >>> len(list(kmeans.predict_cluster_index(input_fn)))
+        20
 
     With `use_mini_batch=False` each train step runs one full Lloyd iteration over the
     batch the input_fn returns (it must return the whole data set). With mini-batches,
@@ -237,7 +239,7 @@ class KMeansClustering(EstimatorV1):
         yield from self._predict_one_key(input_fn, self.CLUSTER_INDEX)
 
     def score(self, input_fn: Callable) -> float:
-        """The summed squared distance of the first batch's points to their nearest centers.
+        """Returns the summed squared distance of the first batch's points to their centers.
 
         Positive (scikit-learn's `score` is its negative); one batch is read.
         """
@@ -256,5 +258,5 @@ class KMeansClustering(EstimatorV1):
                 yield distances
 
     def cluster_centers(self) -> np.ndarray:
-        """The centers, read from the latest checkpoint."""
+        """Returns the centers, read from the latest checkpoint."""
         return self.get_variable_value(self.CLUSTER_CENTERS_VAR_NAME)

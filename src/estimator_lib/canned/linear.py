@@ -103,6 +103,25 @@ def _linear_args(feature_columns, optimizer, sparse_combiner, *, v2, **v1_args):
 class LinearClassifierV2(Estimator):
     """Linear classifier (tf.estimator.LinearClassifier).
 
+    Examples:
+        Two steps of training on four examples, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.LinearClassifier(feature_columns=[x_column],
+        ...                                      model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
+
     Args:
         feature_columns: v2 feature columns; categorical ones act as indicators.
         model_dir: Where checkpoints and summaries go.
@@ -111,10 +130,7 @@ class LinearClassifierV2(Estimator):
         label_vocabulary: String labels, in class-id order.
         optimizer: 'Ftrl' (default), another name, a tf.keras legacy optimizer,
             a callable returning one, or a `LinearSDCA` (binary classification).
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: An `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings`.
         loss_reduction: How the training loss is reduced over the batch.
@@ -123,9 +139,8 @@ class LinearClassifierV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -167,9 +182,8 @@ class LinearClassifier(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
@@ -198,10 +212,7 @@ class LinearRegressorV2(Estimator):
             weighs all examples 1.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         warm_start_from: A checkpoint path or `WarmStartSettings` to warm-start from.
         loss_reduction: How the per-example losses are reduced over the batch (a
@@ -211,9 +222,8 @@ class LinearRegressorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -252,9 +262,8 @@ class LinearRegressor(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
@@ -282,10 +291,7 @@ class LinearEstimatorV2(Estimator):
             new temporary directory.
         optimizer: The optimizer: a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an
             optimizer instance, or a callable returning one.
-            An instance is copied into each graph and a new-style Keras optimizer is
-            converted to its legacy class, with a warning; the original failed at a
-            second `train()` (`Cannot set iterations`) or in graph mode
-            (docs/estimator.md, deliberate difference 15).
+            Deliberate difference 15: an instance survives a second `train()`.
         config: A `RunConfig`.
         sparse_combiner: How a sparse column's several values per example combine: 'sum',
             'mean' or 'sqrtn'.
@@ -293,9 +299,8 @@ class LinearEstimatorV2(Estimator):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
@@ -324,9 +329,8 @@ class LinearEstimator(EstimatorV1):
 
     Raises:
         ValueError: If an argument is invalid (for example a bad `n_classes`, an
-            unknown optimizer name or, in a v2 class, a v1-only feature column): here,
-            as the estimator is built, where the original raised most of these at the
-            first `train()` (docs/estimator.md, deliberate difference 14).
+            unknown optimizer name or, in a v2 class, a v1-only feature column).
+            Deliberate difference 14: raised as the estimator is built, not at `train()`.
     """
 
     def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,

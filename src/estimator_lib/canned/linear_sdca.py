@@ -98,7 +98,7 @@ class LinearSDCA:
 
     def get_train_step(self, state_manager, weight_column_name, loss_type, feature_columns,
                        features, targets, bias_var, global_step):
-        """(SdcaModel, train op) for one batch of the linear model's columns.
+        """Builds (SdcaModel, train op) for one batch of the linear model's columns.
 
         Args:
             state_manager: The feature columns' state manager (it holds their weight variables).

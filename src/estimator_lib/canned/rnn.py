@@ -271,14 +271,19 @@ class RNNEstimator(EstimatorV1):
     As the original (a subclass of the v1 Estimator), it also has the deprecated
     `export_savedmodel`.
 
-    Example:
+    Examples:
+        An LSTM regressor over hashed token sequences (built, not trained here):
 
-        token_emb = tf.feature_column.embedding_column(
-            tf.feature_column.sequence_categorical_column_with_hash_bucket("tokens", 100),
-            dimension=8)
-        estimator = RNNEstimator(head=tf.estimator.RegressionHead(),
-                                 sequence_feature_columns=[token_emb],
-                                 units=[32, 16], cell_type="lstm")
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> token_emb = tf.feature_column.embedding_column(
+        ...     tf.feature_column.sequence_categorical_column_with_hash_bucket("tokens", 100),
+        ...     dimension=8)
+        >>> est = estimator_lib.experimental.RNNEstimator(
+        ...     head=estimator_lib.RegressionHead(), sequence_feature_columns=[token_emb],
+        ...     units=[32, 16], cell_type="lstm")
+        >>> isinstance(est, estimator_lib.Estimator)
+        True
 
     Args:
         head: A `Head`; a sequential one (SequentialHeadWrapper) with `return_sequences`.

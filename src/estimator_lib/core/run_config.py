@@ -56,17 +56,15 @@ class RunConfig:
     `steps_per_run` (keyword only) is an estimator_lib extension: `train()` runs that
     many steps per session run, in a bounded in-graph loop (docs/estimator.md,
     "Several steps per session run"). The default, 1, is the original's behaviour;
-    any other value adds `'_steps_per_run'` at the end of the dict the Estimator logs
-    as `Using config:`, which is otherwise the original's line (docs/estimator.md,
-    deliberate difference 19).
+    any other value adds `'_steps_per_run'` to the `Using config:` line.
+
+    Deliberate difference 19: the `Using config:` line is otherwise the original's.
 
     Args:
         model_dir: Where checkpoints, summaries and the graph are written. If TF_CONFIG
             has a `model_dir`, it is used, and this must be None or the same.
-        tf_random_seed: The graph-level random seed each Estimator call sets. It
-            also seeds tf_keras' unseeded initializers, so that two runs start from
-            the same weights; the original left those to tf_keras' own generator,
-            different in each process (docs/estimator.md, deliberate difference 2).
+        tf_random_seed: The graph-level random seed each Estimator call sets.
+            Deliberate difference 2: it also seeds tf_keras' unseeded initializers.
         save_summary_steps: Write summaries every this many steps (0 or None: never).
         save_checkpoints_steps: Save a checkpoint every this many steps. Cannot be
             given with `save_checkpoints_secs`.
@@ -79,12 +77,8 @@ class RunConfig:
         keep_checkpoint_every_n_hours: Also keep one checkpoint per this many hours.
         log_step_count_steps: Log the loss and the steps per second every this many
             steps; None disables it.
-        train_distribute: A `tf.distribute` strategy `train()` runs under. Its
-            devices reach the session, logical devices made with
-            `tf.config.set_logical_device_configuration` included, and one naming a
-            device this process lacks makes `train()` raise a ValueError; the
-            original's session saw one CPU, and a strategy over two logical CPUs
-            hung (docs/estimator.md, deliberate difference 3).
+        train_distribute: A `tf.distribute` strategy `train()` runs under.
+            Deliberate difference 3: its devices, logical ones included, reach the session.
         device_fn: A function of one argument, `op`, returning the device to place
             it on; it overrides the cluster's default placement.
         protocol: The server's RPC protocol, `grpc` (None) or `grpc+verbs`.
@@ -341,7 +335,7 @@ class RunConfig:
         return new
 
     def as_dict(self) -> Dict[str, Any]:
-        """Every field and cluster property, for logging.
+        """Returns every field and cluster property, for logging.
 
         Returns:
             A dict of name to value; `cluster_spec` is given as a dict.

@@ -63,6 +63,43 @@ class Estimator:
         ValueError: If `model_fn` is None, its arguments do not match what is passed,
             `config` is not a `RunConfig`, `model_dir` disagrees with
             `config.model_dir`, or a subclass overrides a public method.
+
+    Examples:
+        A linear model trained for two steps on tiny in-memory data, then evaluated,
+        asked for predictions and exported:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [1, 1])
+        ...     y = tf.matmul(features["x"], w)
+        ...     if mode == estimator_lib.ModeKeys.PREDICT:
+        ...         return estimator_lib.EstimatorSpec(mode, predictions={"y": y})
+        ...     loss = tf.reduce_mean(tf.square(y - labels))
+        ...     step = tf.compat.v1.train.get_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+        ...         loss, global_step=step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     x = np.array([[1.0], [2.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).repeat().batch(2)
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> int(est.get_variable_value("global_step"))
+        2
+        >>> sorted(est.evaluate(input_fn, steps=1))
+        ['global_step', 'loss']
+        >>> def predict_input_fn():
+        ...     return tf.data.Dataset.from_tensors({"x": [[3.0]]})
+        >>> [sorted(p) for p in est.predict(predict_input_fn)]
+        [['y']]
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([1, 1])})
+        >>> path = est.export_saved_model(tempfile.mkdtemp(), receiver_fn)
+        >>> tf.saved_model.contains_saved_model(path.decode())
+        True
     """
 
     _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.
@@ -102,11 +139,7 @@ class Estimator:
     config = property(lambda self: self._config, doc="""\
         The `RunConfig` this Estimator runs with (read-only).
 
-        The same object on every read, where the original returned a deep copy: its
-        fields are read-only anyway (change them with `replace()`), and a copy would
-        also copy the distribution strategies it holds (docs/estimator.md, deliberate
-        difference 9). Only `is`, or an attribute a program adds to it, tells the two
-        apart.
+        Deliberate difference 9: the same object on every read, not a deep copy.
         """)
 
     # The v1 method, hidden as the original's v2 class hid it (estimator_v1 has it).
@@ -171,7 +204,7 @@ class Estimator:
         return tf.train.load_variable(self._model_dir, name)
 
     def eval_dir(self, name: Optional[str] = None) -> str:
-        """The directory `evaluate(name=...)` writes its summaries to.
+        """Returns the directory `evaluate(name=...)` writes its summaries to.
 
         Args:
             name: The evaluation's name; None for the default evaluation.
@@ -197,30 +230,14 @@ class Estimator:
         requests a stop, whichever comes first. Checkpoints and summaries are written as
         `config` says; a final checkpoint is written at the end.
 
-        Where it differs from the original on purpose:
+        Where it differs from the original on purpose (docs/estimator.md):
 
-        - A numpy array of 1 MiB or more that `input_fn` turns into a tensor is fed
-          to a placeholder when the input starts; the original froze it into the
-          graph, and so into every graph file written to `model_dir`
-          (docs/estimator.md, deliberate difference 1).
-        - A checkpoint in `model_dir` that does not fit the graph is refused before
-          anything runs, with the missing variables and differing shapes listed; the
-          original failed inside the restore, once the session had started
-          (docs/estimator.md, deliberate difference 4).
-        - A call that made no step also logs `Training with estimator made no steps.`,
-          a warning the original had but never reached (docs/estimator.md, deliberate
-          difference 5).
-        - SIGTERM or SIGINT stops training after the current step, writes a
-          checkpoint, then acts as it would have (a `KeyboardInterrupt`, the program's
-          own handler, or a `SystemExit`); the original stopped at once, losing the
-          steps since the last checkpoint (docs/estimator.md, deliberate difference 20).
-        - `input_fn`'s Dataset runs without tf.data's autotune thread unless the
-          input_fn enables it in the Dataset's options; with the original, joining
-          that thread held each call up to 15 s as its session closed
-          (docs/estimator.md, deliberate difference 21).
-        - Hooks read the global step before the step's increment, on every run; the
-          original left that order to the executor, so a hook now and then saw the
-          next step (docs/estimator.md, deliberate difference 22).
+        - Deliberate difference 1: large numpy inputs are fed, not frozen into the graph.
+        - Deliberate difference 4: a checkpoint that does not fit is refused first.
+        - Deliberate difference 5: a call that made no step says so.
+        - Deliberate difference 20: SIGTERM and SIGINT write a checkpoint first.
+        - Deliberate difference 21: the input runs without tf.data's autotune thread.
+        - Deliberate difference 22: hooks read the step before its increment.
 
         Args:
             input_fn: Returns the training input: a `tf.data.Dataset` of
@@ -292,10 +309,10 @@ class Estimator:
         the `eval_metric_ops` of `model_fn`'s EVAL spec plus the mean `loss`, and
         writes them as summaries to `eval_dir(name)`.
 
-        As in `train()`, and unlike the original, a checkpoint that does not fit the
-        graph is refused before anything runs (docs/estimator.md, deliberate
-        difference 4), and the input runs without tf.data's autotune thread
-        (docs/estimator.md, deliberate difference 21).
+        Where it differs from the original on purpose (docs/estimator.md):
+
+        - Deliberate difference 4: a checkpoint that does not fit is refused first.
+        - Deliberate difference 21: the input runs without tf.data's autotune thread.
 
         Args:
             input_fn: Returns the evaluation input, as for `train()` (a
@@ -459,10 +476,7 @@ class Estimator:
         gives, restores the checkpoint into it and writes a SavedModel with one
         signature per `export_outputs` entry of the spec.
 
-        The original logged deprecation warnings for `build_tensor_info` and
-        `get_tensor_from_tensor_info` here, from TensorFlow's own signature code,
-        naming no line of the caller's; this call drops those two and logs every
-        other line (docs/estimator.md, deliberate difference 24).
+        Deliberate difference 24: it logs no `build_tensor_info` deprecation warnings.
 
         Args:
             export_dir_base: The directory under which a new directory, named by the

@@ -120,7 +120,18 @@ class UnsupervisedInputReceiver(ServingInputReceiver):
 
 def build_parsing_serving_input_receiver_fn(feature_spec: Mapping,
                                             default_batch_size: Optional[int] = None):
-    """A receiver fn that parses serialized tf.Example protos with `feature_spec`."""
+    """Makes a receiver fn that parses serialized tf.Example protos with `feature_spec`.
+
+    Examples:
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> receiver_fn = estimator_lib.export.build_parsing_serving_input_receiver_fn(
+        ...     {"x": tf.io.FixedLenFeature([1], tf.float32)})
+        >>> with tf.Graph().as_default():
+        ...     receiver = receiver_fn()
+        >>> sorted(receiver.features), sorted(receiver.receiver_tensors)
+        (['x'], ['examples'])
+    """
 
     def serving_input_receiver_fn():
         serialized = tf.compat.v1.placeholder(
@@ -149,7 +160,18 @@ def _placeholder_like(tensor, default_batch_size):
 
 def build_raw_serving_input_receiver_fn(features: Union[Mapping, tf.Tensor],
                                         default_batch_size: Optional[int] = None):
-    """A receiver fn that feeds placeholders shaped like `features` (batch dim replaced)."""
+    """Makes a receiver fn feeding placeholders shaped like `features` (any batch size).
+
+    Examples:
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([8, 3])})
+        >>> with tf.Graph().as_default():
+        ...     receiver = receiver_fn()
+        >>> receiver.features["x"].shape.as_list()
+        [None, 3]
+    """
 
     def serving_input_receiver_fn():
         if isinstance(features, Mapping):
@@ -177,7 +199,7 @@ class SupervisedInputReceiver(collections.namedtuple(
 
 def build_raw_supervised_input_receiver_fn(features, labels,
                                            default_batch_size: Optional[int] = None):
-    """A receiver fn for TRAIN/EVAL exports feeding placeholders like `features`, `labels`.
+    """Makes a receiver fn for TRAIN/EVAL exports, feeding placeholders like the batch.
 
     Args:
         features: A Tensor or a dict of name -> Tensor.

@@ -41,7 +41,7 @@ class ExportSavedModelV1:
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
                           assets_extra=None, as_text=False, checkpoint_path=None,
                           strip_default_attrs=False):
-        """Deprecated name of `export_saved_model`, keeping default attrs by default.
+        """Exports as `export_saved_model` (its deprecated name), keeping default attrs.
 
         Args:
             export_dir_base: The directory under which the timestamped export is created.

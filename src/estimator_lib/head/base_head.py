@@ -136,10 +136,8 @@ class Head(abc.ABC):
             logits: Tensor [D0, ... DN, logits_dimension].
             labels: Labels tensor (or dict, for MultiHead); needed in TRAIN and EVAL.
             optimizer: A Keras optimizer; train_op = optimizer.get_updates(loss,
-                trainable_variables)[0]. Exclusive with `train_op_fn`. One without
-                `get_updates` (a new-style Keras optimizer) is a ValueError naming its
-                legacy class, where the original raised an AttributeError
-                (docs/estimator.md, deliberate difference 15).
+                trainable_variables)[0]. Exclusive with `train_op_fn`.
+                Deliberate difference 15: one without `get_updates` is a ValueError.
             trainable_variables: List or tuple of the variables `optimizer` updates.
             train_op_fn: Function loss -> train op, used when `optimizer` is None.
             update_ops: List or tuple of ops grouped into the train op.

@@ -45,10 +45,8 @@ class BinaryClassHead(base_head.SingleHead):
         weight_column: Feature name or `numeric_column` of the example weights.
         thresholds: Floats in (0, 1); each adds accuracy, precision and recall
             metrics at that threshold on the logistic.
-        label_vocabulary: List or tuple of the 2 label strings (id 0, id 1). String
-            labels without it, and other labels with it, are a ValueError saying what
-            works; the original failed in a cast or a table lookup (docs/estimator.md,
-            deliberate difference 17).
+        label_vocabulary: List or tuple of the 2 label strings (id 0, id 1).
+            Deliberate difference 17: wrong label types are a ValueError saying what works.
         loss_reduction: A `tf.losses.Reduction` other than NONE.
         loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
             returning the unweighted loss [D0, ... DN, 1]; labels arrive as float ids.

@@ -28,10 +28,8 @@ class MultiClassHead(base_head.SingleHead):
     Args:
         n_classes: Number of classes, > 2 (use BinaryClassHead for 2).
         weight_column: Feature name or `numeric_column` of the example weights.
-        label_vocabulary: List or tuple of the n_classes label strings. String labels
-            without it, and other labels with it, are a ValueError saying what works;
-            the original failed in a cast or a table lookup (docs/estimator.md,
-            deliberate difference 17).
+        label_vocabulary: List or tuple of the n_classes label strings.
+            Deliberate difference 17: wrong label types are a ValueError saying what works.
         loss_reduction: A `tf.losses.Reduction` other than NONE.
         loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
             returning the unweighted loss [D0, ... DN, 1]; labels arrive as ids.

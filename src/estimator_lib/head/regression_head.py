@@ -17,9 +17,9 @@ class RegressionHead(base_head.SingleHead):
     """A head for regression: logits [D0, ... DN, label_dimension], squared error loss.
 
     Labels are float [D0, ... DN, label_dimension] (or [D0, ... DN] when
-    label_dimension is 1). Weights may also be per label dimension. String labels
-    are a ValueError asking for numbers, where the original failed in a cast
-    (docs/estimator.md, deliberate difference 17).
+    label_dimension is 1). Weights may also be per label dimension.
+
+    Deliberate difference 17: string labels are a ValueError asking for numbers.
 
     Args:
         label_dimension: Number of regression targets per example, >= 1.

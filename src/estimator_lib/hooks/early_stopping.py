@@ -127,17 +127,16 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
 def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                              run_every_secs: Optional[float] = 60,
                              run_every_steps: Optional[int] = None):
-    """A hook that stops training when `should_stop_fn()` returns True.
+    """Makes a hook that stops training when `should_stop_fn()` returns True.
 
     Works with any train_distribute. Across several workers
     (MultiWorkerMirroredStrategy with TF_CONFIG) the decision must be taken at the
     same step everywhere, so it needs `run_every_secs=None, run_every_steps=N`.
 
     As the original's, the hook makes the variable `signal_early_stopping/STOP` and
-    sets it when it stops. Added to a model_dir trained without such a hook, it
-    resumes: the variable is then local (initialised, not saved), where the original
-    failed restoring it (`Key signal_early_stopping/STOP not found in checkpoint`;
-    docs/estimator.md, deliberate difference 23).
+    sets it when it stops.
+
+    Deliberate difference 23: it resumes a model_dir trained without such a hook.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).
@@ -204,9 +203,7 @@ def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_st
                         run_every_secs=60, run_every_steps=None):
     """Stops once an evaluation's `metric_name` is above `threshold`.
 
-    Made by `make_early_stopping_hook`, so it also resumes a model_dir trained without
-    an early-stopping hook, where the original failed (docs/estimator.md, deliberate
-    difference 23).
+    Deliberate difference 23: it resumes a model_dir trained without such a hook.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).
@@ -235,9 +232,7 @@ def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_ste
                        run_every_secs=60, run_every_steps=None):
     """Stops once an evaluation's `metric_name` is below `threshold`.
 
-    Made by `make_early_stopping_hook`, so it also resumes a model_dir trained without
-    an early-stopping hook, where the original failed (docs/estimator.md, deliberate
-    difference 23).
+    Deliberate difference 23: it resumes a model_dir trained without such a hook.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).
@@ -287,9 +282,7 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
                              run_every_steps=None):
     """Stops when `metric_name` has not increased for `max_steps_without_increase` steps.
 
-    Made by `make_early_stopping_hook`, so it also resumes a model_dir trained without
-    an early-stopping hook, where the original failed (docs/estimator.md, deliberate
-    difference 23).
+    Deliberate difference 23: it resumes a model_dir trained without such a hook.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).
@@ -321,9 +314,7 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
                              run_every_steps=None):
     """Stops when `metric_name` has not decreased for `max_steps_without_decrease` steps.
 
-    Made by `make_early_stopping_hook`, so it also resumes a model_dir trained without
-    an early-stopping hook, where the original failed (docs/estimator.md, deliberate
-    difference 23).
+    Deliberate difference 23: it resumes a model_dir trained without such a hook.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).
@@ -344,6 +335,18 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
     Raises:
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
+
+    Examples:
+        Stops training once the evaluation loss has not decreased for 100 steps:
+
+        >>> import tempfile
+        >>> import estimator_lib
+        >>> est = estimator_lib.Estimator(lambda features: None, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.stop_if_no_decrease_hook(
+        ...     est, "loss", max_steps_without_decrease=100, run_every_secs=None,
+        ...     run_every_steps=10)
+        >>> isinstance(hook, estimator_lib.SessionRunHook)
+        True
     """
     return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
                                           False, eval_dir, min_steps, run_every_secs,
@@ -368,7 +371,7 @@ class _StopAtCheckpointStepHook(_StepReadingHook):
 
 
 def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_check_secs=30):
-    """Chief: stop at `last_step`; other workers: stop when the checkpoint gets there.
+    """Stops the chief at `last_step`, other workers when the checkpoint gets there.
 
     Args:
         estimator: The `Estimator` being trained (its config and `model_dir` are read).

@@ -228,22 +228,12 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     `safe_mode=False` says its source is trusted — Keras' safe mode, applied to the
     HDF5 and SavedModel formats too (the original loaded them unchecked).
 
-    Where it differs from the original on purpose:
+    Where it differs from the original on purpose (docs/estimator.md):
 
-    - A Keras 3 model or layer gets one ValueError saying how to use tf_keras
-      instead; the original never met Keras 3, which fails later, in graph mode
-      (docs/estimator.md, deliberate difference 6).
-    - Under a distribution strategy the loss is divided by the replica count once;
-      the original let a `tf.compat.v1` optimizer passed to `compile()` divide it
-      again, so gradients were that many times too small (docs/estimator.md,
-      deliberate difference 7).
-    - The Estimator starts from every weight of the model, non-trainable ones
-      (BatchNormalization's moving statistics) included; the original warm-started
-      the trainable ones only, so such a model predicted differently from
-      `keras_model.predict` (docs/estimator.md, deliberate difference 10).
-    - The training loss is written to TensorBoard under the tag `loss`, as the
-      evaluation loss is; the original wrote it as `loss_1`, so the two curves never
-      shared a chart (docs/estimator.md, deliberate difference 13).
+    - Deliberate difference 6: a Keras 3 model gets one ValueError saying what works.
+    - Deliberate difference 7: the loss is divided by the replica count once.
+    - Deliberate difference 10: it starts from every weight, non-trainable ones too.
+    - Deliberate difference 13: the training loss is tagged `loss` in TensorBoard.
 
     Args:
         keras_model: A compiled `tf.keras` model (Keras 2, tf_keras). Exclusive with
@@ -271,6 +261,27 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         ValueError: If neither or both of `keras_model` and `keras_model_path` are given, the
             model is not compiled, `checkpoint_format` is unknown, or the model is a
             Keras 3 one.
+
+    Examples:
+        A compiled tf_keras model becomes an Estimator; its input is fed by the
+        model's input name:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import tf_keras
+        >>> import estimator_lib
+        >>> model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> est = estimator_lib.model_to_estimator(keras_model=model,
+        ...                                        model_dir=tempfile.mkdtemp())
+        >>> def input_fn():
+        ...     x = np.ones((4, 2), np.float32)
+        ...     features = {model.input_names[0]: x}
+        ...     return tf.data.Dataset.from_tensor_slices((features, x[:, :1])).batch(2)
+        >>> est = est.train(input_fn, steps=2)
+        >>> est.latest_checkpoint().endswith("model.ckpt-2")
+        True
     """
     if (keras_model is None) == (keras_model_path is None):
         raise ValueError(

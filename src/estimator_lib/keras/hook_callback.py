@@ -60,8 +60,20 @@ def _is_eager_variable(variable) -> bool:
 class HookCallback(tf_keras.callbacks.Callback):
     """Runs a `tf.compat.v1.train.SessionRunHook` as a Keras callback during `fit`.
 
-    Example:
-        model.fit(dataset, epochs=2, callbacks=[HookCallback(TimingHook())])
+    Examples:
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import tf_keras
+        >>> class CountingHook(tf.compat.v1.train.SessionRunHook):
+        ...     runs = 0
+        ...     def after_run(self, run_context, run_values):
+        ...         CountingHook.runs += 1
+        >>> model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, epochs=1,
+        ...               verbose=0, callbacks=[HookCallback(CountingHook())])
+        >>> CountingHook.runs
+        2
     """
 
     def __init__(self, hook: _train.SessionRunHook):

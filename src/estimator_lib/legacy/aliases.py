@@ -54,6 +54,26 @@ def _names(names: str) -> List[Tuple[str, str]]:
             for entry in names.split()]
 
 
+# Names the original's `tf.estimator` namespaces never had, though users look there:
+# where each lives, as a path the user can type (issue 47).
+ELSEWHERE = {
+    "model_to_estimator": ("tf.keras.estimator.model_to_estimator (with tf_keras), or "
+                           "estimator_lib.model_to_estimator"),
+}
+
+
+def _missing_attribute(module_name: str):
+    """Returns a module `__getattr__` whose AttributeError says where ELSEWHERE's names live."""
+
+    def __getattr__(name):  # pylint: disable=invalid-name
+        message = f"module {module_name!r} has no attribute {name!r}"
+        if name in ELSEWHERE:
+            message += f" (nor had TF 2.15's); use {ELSEWHERE[name]}"
+        raise AttributeError(message)
+
+    return __getattr__
+
+
 def build_tree() -> Dict[str, types.ModuleType]:
     """Every path of the table (and of its aliases) -> its module, ready for sys.modules."""
     tree = original_tree.TREE
@@ -66,6 +86,8 @@ def build_tree() -> Dict[str, types.ModuleType]:
                 value = (modules[source_name] if source == "@" else
                          getattr(importlib.import_module(source), source_name))
                 setattr(modules[path], name, value)
+    for path in (original_tree.API_V1, original_tree.API_V2):
+        modules[path].__getattr__ = _missing_attribute(path)
     for alias, target in original_tree.ALIASES.items():
         modules.update([(alias + path[len(target):], module) for path, module in modules.items()
                         if path == target or path.startswith(target + ".")])

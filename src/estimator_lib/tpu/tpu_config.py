@@ -191,7 +191,7 @@ class RunConfig(core_run_config.RunConfig):
         return spec if spec is not None else super().cluster_spec
 
     def replace(self, **kwargs) -> "RunConfig":
-        """A copy with RunConfig fields and/or `tpu_config` replaced.
+        """Returns a copy with RunConfig fields and/or `tpu_config` replaced.
 
         The masters and cluster resolver are kept, as the original's replace did.
         """
@@ -204,7 +204,7 @@ class RunConfig(core_run_config.RunConfig):
         return new
 
     def as_dict(self):
-        """Every field and property, the TPU ones included, for logging.
+        """Returns every field and property, the TPU ones included, for logging.
 
         Returns:
             A dict of name to value: RunConfig's, plus `master`, `evaluation_master`,

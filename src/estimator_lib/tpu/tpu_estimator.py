@@ -169,13 +169,7 @@ def _verify_user_model_fn(model_fn, params):
 class TPUEstimator(loop_logs.LoopLogs, EstimatorV1):
     """tf.compat.v1.estimator.tpu.TPUEstimator, running on CPUs and GPUs.
 
-    Where it differs from the original on purpose (docs/estimator.md, deliberate
-    difference 18): with `use_tpu=True`, train and predict fail at once naming
-    `use_tpu=False`, where the original failed later (`Cannot find any TPU cores`);
-    `examples/sec` is left out of the logs when the mode has no batch size, where
-    the original raised a TypeError; and `export_to_cpu=False` with API version V1 is
-    a ValueError before anything is written, where the original built a TPU
-    MetaGraph and failed restoring into it, which no CPU or GPU can do.
+    Deliberate difference 18: without a TPU, `use_tpu=True` fails at once, naming why.
 
     Args:
         model_fn: Returns a TPUEstimatorSpec or an EstimatorSpec; must take `params`.

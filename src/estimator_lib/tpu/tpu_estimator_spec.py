@@ -144,7 +144,7 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _SPEC_FIELDS))
             evaluation_hooks=evaluation_hooks, prediction_hooks=prediction_hooks)
 
     def as_estimator_spec(self) -> EstimatorSpec:
-        """The equivalent EstimatorSpec, as TPUEstimator builds it on CPUs and GPUs.
+        """Returns the equivalent EstimatorSpec, as TPUEstimator builds it on CPUs and GPUs.
 
         Calls `eval_metrics`' and `host_call`'s functions, then `scaffold_fn`, in the
         current graph; the host call's ops run in a hook in every mode.

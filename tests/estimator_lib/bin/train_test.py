@@ -57,8 +57,8 @@ class TrainBinaryTest(tf.test.TestCase):
         self.assertBetween(summary["accuracy"], 0.0, 1.0)
         self.assertLen(os.listdir(export_dir), 1)
         self.assertTrue(os.path.isdir(os.path.join(model_dir, "eval")))
-        for text in ("accuracy", "examples/sec", "over all 2 replica(s)", "total time",
-                     "share the same"):
+        for text in ("accuracy", "examples/sec", "over all 2 replica(s)",
+                     "time           training ", ", process ", "share the same"):
             self.assertIn(text, printed)
         # examples/sec comes from ExamplesPerSecondHook's records, every replica counted.
         final = throughput.read_records(
