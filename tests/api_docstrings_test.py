@@ -111,6 +111,7 @@ DIFFERENCES = {
     22: ("Estimator.train",),  # hooks read the step before its increment
     23: _EARLY_STOPPING,  # resuming a model_dir trained without such a hook
     24: ("Estimator.export_saved_model",),  # no TensorFlow deprecation warnings
+    25: ("EstimatorSpec",),  # unknown mode (and numpy_input_fn's string x) refused at once
 }
 # Differences with no public object a user would look up, each with why. None today.
 NO_PUBLIC_API = {}

@@ -176,6 +176,8 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
     TRAIN needs `loss` and `train_op`; EVAL needs `loss`; PREDICT needs `predictions`.
     Fields a mode does not use may be given and are ignored by it.
 
+    Deliberate difference 25: a mode that is not a `ModeKeys` value is refused here.
+
     Args:
         mode: A `ModeKeys` value (TRAIN, EVAL or PREDICT).
         predictions: A tensor or dict of tensors: the model's outputs.

@@ -129,6 +129,8 @@ def numpy_input_fn(x: _ArrayOrDict, y: Optional[_ArrayOrDict] = None, batch_size
     Arguments as `tf.compat.v1.estimator.inputs.numpy_input_fn` (positional, as legacy
     programs call it).
 
+    Deliberate difference 25: an `x` that is neither a dict nor an array is refused here.
+
     Args:
         x: A dict of name -> array (features are then a dict) or a single array (then the
             feature is a single tensor). Arrays share their first dimension.
