@@ -135,16 +135,25 @@ class BinaryLogisticHeadV1(_ClassifierV1):
             self._classification_output(predictions), predictions,
             regression_value=predictions[PredictionKeys.LOGISTIC])
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        del labels  # The processed ones, as the original.
+        return {"labels": loss_spec.processed_labels,
+                "logits": predictions[PredictionKeys.LOGITS],
+                "logistic": predictions[PredictionKeys.LOGISTIC],
+                "class_ids": predictions[PredictionKeys.CLASS_IDS],
+                "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, labels, logits, logistic, class_ids, weights,
+                         unreduced_loss, regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
+        del logits  # Taken, as the original's; the metrics read `logistic`.
         metrics = tf.compat.v1.metrics
-        labels, weights = loss_spec.processed_labels, loss_spec.weights
-        class_ids = predictions[PredictionKeys.CLASS_IDS]
-        logistic = predictions[PredictionKeys.LOGISTIC]
         keys = MetricKeys
         with tf.compat.v1.name_scope(None, "metrics"):
             label_mean = weighted_mean(labels, weights, keys.LABEL_MEAN)
             ops = {
-                keys.LOSS_MEAN: metrics.mean(loss_spec.unreduced_loss, weights=weights,
+                keys.LOSS_MEAN: metrics.mean(unreduced_loss, weights=weights,
                                              name=keys.LOSS_MEAN),
                 keys.ACCURACY: metrics.accuracy(labels, class_ids, weights=weights,
                                                 name=keys.ACCURACY),
@@ -249,16 +258,23 @@ class MultiClassHeadV1(_ClassifierV1):
         return outputs.classification_export_outputs(
             self._classification_output(predictions), predictions)
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        del labels  # The label ids, as the original.
+        return {"labels": loss_spec.processed_labels,
+                "class_ids": predictions[PredictionKeys.CLASS_IDS],
+                "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, labels, class_ids, weights, unreduced_loss,
+                         regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
         metrics = tf.compat.v1.metrics
-        weights = loss_spec.weights
         with tf.compat.v1.name_scope(None, "metrics"):
             ops = {
                 MetricKeys.LOSS_MEAN: metrics.mean(
-                    loss_spec.unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN),
+                    unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN),
                 MetricKeys.ACCURACY: metrics.accuracy(
-                    loss_spec.processed_labels, predictions[PredictionKeys.CLASS_IDS],
-                    weights=weights, name=MetricKeys.ACCURACY),
+                    labels, class_ids, weights=weights, name=MetricKeys.ACCURACY),
             }
             if regularization_loss is not None:
                 ops[MetricKeys.LOSS_REGULARIZATION] = metrics.mean(
@@ -335,14 +351,22 @@ class RegressionHeadV1(CannedV1Head):
         return outputs.regression_export_outputs(
             predictions[PredictionKeys.PREDICTIONS], predictions)
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        # The labels as given, not the processed ones, as the original.
+        return {"predicted_value": predictions[PredictionKeys.PREDICTIONS],
+                "labels": labels, "weights": loss_spec.weights,
+                "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, predicted_value, labels, weights, unreduced_loss,
+                         regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
         metrics = tf.compat.v1.metrics
-        weights = loss_spec.weights
         ops = {
-            MetricKeys.LOSS_MEAN: metrics.mean(loss_spec.unreduced_loss, weights=weights),
+            MetricKeys.LOSS_MEAN: metrics.mean(unreduced_loss, weights=weights),
             MetricKeys.PREDICTION_MEAN: weighted_mean(
-                predictions[PredictionKeys.PREDICTIONS], weights, MetricKeys.PREDICTION_MEAN),
-            MetricKeys.LABEL_MEAN: metrics.mean(loss_spec.processed_labels, weights=weights),
+                predicted_value, weights, MetricKeys.PREDICTION_MEAN),
+            MetricKeys.LABEL_MEAN: metrics.mean(labels, weights=weights),
         }
         if regularization_loss is not None:
             ops[MetricKeys.LOSS_REGULARIZATION] = metrics.mean(

@@ -150,6 +150,7 @@ TREE = {
     P + "mode_keys": ((_L + "core.model_fn", "ModeKeys"),),
     P + "model_fn": ((_L + "core.model_fn",
                       "EstimatorSpec ModeKeys call_logit_fn verify_model_fn_args"),
+                     (_L + "core.tpu_spec", "_TPUEstimatorSpec=TPUEstimatorSpecBase"),
                      (_L + "legacy.original_helpers", "LOSS_METRIC_KEY AVERAGE_LOSS_METRIC_KEY")),
     P + "run_config": ((_L + "core.run_config", "RunConfig TaskType"),
                        (_L + "legacy.original_helpers", "get_default_session_config path_to_str")),

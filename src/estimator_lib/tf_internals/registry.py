@@ -183,7 +183,7 @@ PRIVATES: List[Private] = [
        ("export/receivers.py", "legacy/original_helpers.py"),
        "ExportOutput classes: the original's, which TensorFlow still ships"),
     _p(_TF + "saved_model.model_utils.export_utils", None,
-       ("core/model_fn.py", "export/saved_model.py"),
+       ("core/model_fn.py", "core/tpu_spec.py", "export/saved_model.py"),
        "signature defs and export tags, as the original built them"),
     _p(_TF + "saved_model.model_utils.mode_keys", None, "core/model_fn.py",
        "the ModeKeys the original used"),
