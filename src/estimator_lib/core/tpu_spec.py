@@ -1,4 +1,4 @@
-"""The original's `model_fn._TPUEstimatorSpec`: the spec a head's `_create_tpu_estimator_spec` returns.
+"""The original's `model_fn._TPUEstimatorSpec`: the spec the heads build first.
 
 The heads (v1 and v2) build their spec as this simplified TPU spec, and their
 `create_estimator_spec` converts it with `as_estimator_spec()`, as the original's
@@ -40,15 +40,14 @@ class TPUEstimatorSpecBase(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
     def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metrics=None,
                 export_outputs=None, scaffold_fn=None, host_call=None, training_hooks=None,
                 evaluation_hooks=None, prediction_hooks=None):
-        # pylint: disable=protected-access  (the checks EstimatorSpec makes, one package)
         if train_op is None:
             if mode == ModeKeys.TRAIN:
                 raise ValueError("Missing train_op: a spec in TRAIN mode needs it.")
         else:
-            train_op = model_fn._as_tensor_or_op(train_op, "train_op")
-            model_fn._check_graph(train_op, "train_op")
-        loss = model_fn._check_loss(loss, mode)
-        predictions = model_fn._check_predictions(predictions, mode)
+            train_op = model_fn.as_tensor_or_op(train_op, "train_op")
+            model_fn.check_graph(train_op, "train_op")
+        loss = model_fn.check_loss(loss, mode)
+        predictions = model_fn.check_predictions(predictions, mode)
         if mode == ModeKeys.PREDICT:
             export_outputs = export_utils.get_export_outputs(export_outputs, predictions)
         return super().__new__(

@@ -24,6 +24,7 @@ from estimator_lib.head.arguments import validate_n_classes  # noqa: F401
 from estimator_lib.head.arguments import validate_trainable_variables  # noqa: F401
 from estimator_lib.head.arguments import validate_update_ops  # noqa: F401
 from estimator_lib.head.arguments import validate_v2_optimizer  # noqa: F401
+from estimator_lib.head import checks
 from estimator_lib.head.checks import check_dense_labels_match_logits_and_reshape  # noqa: F401
 from estimator_lib.head.checks import check_label_range  # noqa: F401
 from estimator_lib.head.checks import check_logits_final_dim
@@ -38,6 +39,20 @@ from estimator_lib.head.outputs import REGRESS_SERVING_KEY  # noqa: F401
 from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.train_op import create_estimator_spec_summary
 from estimator_lib.head.train_op import create_estimator_spec_train_op
+
+# The original module's message templates (libraries format them for errors of their own).
+# pylint: disable=protected-access
+_LABEL_NONE_ERR_MSG = checks.LABEL_NONE_ERR_MSG
+_MISMATCHED_LABEL_DIM_ERR_MSG = checks._MISMATCHED_LABEL_DIM_ERR_MSG
+_LABEL_SHAPE_ERR_MSG = checks._LABEL_SHAPE_ERR_MSG
+# pylint: enable=protected-access
+_SPARSE_LABEL_ERR_MSG = (
+    "SparseTensor labels are not supported. Labels must be a Tensor of shape "
+    "[D0, D1, ..., DN, {}], e.g. [batch_size, {}].Suggested Fix (1): Check the label "
+    "feature in your data. Each example must contain {} value(s). If not, your choice of "
+    "label was probably incorrect. Suggested Fix (2): In your input_fn, use "
+    "tf.sparse_tensor_to_dense() to turn labels into a Tensor.")
+_VALIDATION_ERROR_MSG = "{} should be a list or a tuple. Given type: {}."
 
 
 class Head(abc.ABC):

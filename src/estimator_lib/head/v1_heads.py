@@ -81,7 +81,7 @@ class BinaryLogisticHeadV1(_ClassifierV1):
     The arguments are checked by `make_v1_head`, the canned estimators' way in.
     """
 
-    def __init__(self, weight_column=None, thresholds: Iterable[float] = (),
+    def __init__(self, weight_column=None, thresholds: Optional[Iterable[float]] = None,
                  label_vocabulary: Optional[Sequence[str]] = None,
                  loss_reduction: str = _SUM, loss_fn: Optional[Callable] = None,
                  name: Optional[str] = None):
@@ -208,6 +208,23 @@ class MultiClassHeadV1(_ClassifierV1):
         super().__init__(arguments.validate_n_classes(n_classes), weight_column,
                          label_vocabulary, loss_reduction, loss_fn, name)
 
+    def _label_ids(self, labels):
+        """The labels as class ids in [0, n_classes), checked (the vocabulary looked up).
+
+        Raises:
+            ValueError: If the labels' dtype does not fit the vocabulary (or its absence).
+        """
+        if self._vocabulary is None:
+            if not labels.dtype.is_integer:
+                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+            label_ids = labels
+        else:
+            if labels.dtype != tf.string:
+                raise ValueError("Labels dtype should be string if there is a vocabulary. "
+                                 f"Instead got {labels.dtype}")
+            label_ids = self._vocabulary.ids(labels)
+        return checks.check_label_range(label_ids, self._n_classes)
+
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
         """The batch's loss: sparse softmax cross-entropy (or `loss_fn`), weighted and reduced.
 
@@ -227,16 +244,7 @@ class MultiClassHeadV1(_ClassifierV1):
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
-        if self._vocabulary is None:
-            if not labels.dtype.is_integer:
-                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
-            label_ids = labels
-        else:
-            if labels.dtype != tf.string:
-                raise ValueError("Labels dtype should be string if there is a vocabulary. "
-                                 f"Instead got {labels.dtype}")
-            label_ids = self._vocabulary.ids(labels)
-        label_ids = checks.check_label_range(label_ids, self._n_classes)
+        label_ids = self._label_ids(labels)
         unweighted = self._unweighted(
             label_ids, logits, features,
             lambda: tf.expand_dims(tf.compat.v1.losses.sparse_softmax_cross_entropy(
@@ -297,7 +305,7 @@ class RegressionHeadV1(CannedV1Head):
         ValueError: If `label_dimension` is below 1.
     """
 
-    def __init__(self, label_dimension: int = 1, weight_column=None,
+    def __init__(self, label_dimension: int, weight_column=None,
                  loss_reduction: str = _SUM, loss_fn: Optional[Callable] = None,
                  inverse_link_fn: Optional[Callable] = None, name: Optional[str] = None):
         if label_dimension < 1:

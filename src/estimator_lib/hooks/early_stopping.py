@@ -54,7 +54,8 @@ class _StopOnPredicateHook(_StepReadingHook):
     Also sets the original's `signal_early_stopping/STOP` variable (stop_variable.py).
     """
 
-    def __init__(self, should_stop_fn, run_every_secs, run_every_steps, model_dir=None):
+    def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None, *,
+                 model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
@@ -78,7 +79,7 @@ class _StopOnPredicateHook(_StepReadingHook):
                 run_context.request_stop()
 
 
-class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
+class _MultiWorkerEarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Every N steps each worker votes; a sum all-reduce stops them all at one step.
 
     Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
@@ -86,7 +87,7 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
     votes' sum is kept in the original's `signal_early_stopping/STOP`.
     """
 
-    def __init__(self, should_stop_fn, run_every_steps, strategy, model_dir=None):
+    def __init__(self, should_stop_fn, run_every_steps=None, *, strategy=None, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
@@ -96,15 +97,20 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
         self._step = self._vote = self._votes = None
         self._stop_value = self._stop_op = None
 
+    def _get_or_create_stop_var_with_aggregation(self):
+        return stop_variable.get_or_create(self._model_dir)
+
     def begin(self):
-        self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        self._strategy = self._strategy or tf.distribute.get_strategy()
+        # pylint: disable-next=protected-access
+        self._step = training_util._get_or_create_global_step_read()
         self._vote = tf.compat.v1.placeholder(tf.float32, [], name="early_stopping_vote")
         with self._strategy.scope():
             per_replica = self._strategy.extended.call_for_each_replica(
                 lambda: tf.identity(self._vote))
             self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
                                                 axis=None)
-            variable = stop_variable.get_or_create(self._model_dir)
+            variable = self._get_or_create_stop_var_with_aggregation()
             self._stop_value = tf.compat.v1.placeholder(tf.int32, [], name="early_stopping_votes")
             # Every worker assigns the same all-reduced sum to its own copies: no collective.
             self._stop_op = tf.compat.v1.assign(variable, self._stop_value).op
@@ -165,10 +171,11 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                 "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "
                 "same step, which a time cadence cannot give. Pass run_every_secs=None and "
                 f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
-        return _MultiWorkerStopHook(should_stop_fn, run_every_steps, role.strategy,
-                                    estimator.model_dir)
+        return _MultiWorkerEarlyStoppingHook(should_stop_fn, run_every_steps,
+                                             strategy=role.strategy,
+                                             model_dir=estimator.model_dir)
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps,
-                                estimator.model_dir)
+                                model_dir=estimator.model_dir)
 
 
 def _metric_series(eval_dir, metric_name, min_steps):
@@ -183,8 +190,9 @@ def _metric_series(eval_dir, metric_name, min_steps):
         yield step, metrics[metric_name]
 
 
-def _stop_if_threshold_crossed(estimator, metric_name, threshold, higher, eval_dir,
-                               min_steps, run_every_secs, run_every_steps):
+def _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, higher_is_better,
+                                    eval_dir, min_steps, run_every_secs, run_every_steps):
+    higher = higher_is_better
     eval_dir = eval_dir or estimator.eval_dir()
     word = "higher" if higher else "lower"
 
@@ -227,8 +235,9 @@ def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_st
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_threshold_crossed(estimator, metric_name, threshold, True, eval_dir,
-                                      min_steps, run_every_secs, run_every_steps)
+    return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, True,
+                                           eval_dir, min_steps, run_every_secs,
+                                           run_every_steps)
 
 
 def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
@@ -258,12 +267,15 @@ def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_ste
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_threshold_crossed(estimator, metric_name, threshold, False, eval_dir,
-                                      min_steps, run_every_secs, run_every_steps)
+    return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, False,
+                                           eval_dir, min_steps, run_every_secs,
+                                           run_every_steps)
 
 
-def _stop_if_no_metric_improvement(estimator, metric_name, max_steps, increase, eval_dir,
-                                   min_steps, run_every_secs, run_every_steps):
+def _stop_if_no_metric_improvement_hook(estimator, metric_name, max_steps_without_improvement,
+                                        higher_is_better, eval_dir, min_steps, run_every_secs,
+                                        run_every_steps):
+    max_steps, increase = max_steps_without_improvement, higher_is_better
     eval_dir = eval_dir or estimator.eval_dir()
     word = "increase" if increase else "decrease"
 
@@ -311,9 +323,9 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_increase,
-                                          True, eval_dir, min_steps, run_every_secs,
-                                          run_every_steps)
+    return _stop_if_no_metric_improvement_hook(
+        estimator, metric_name, max_steps_without_increase, True, eval_dir, min_steps,
+        run_every_secs, run_every_steps)
 
 
 def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
@@ -345,9 +357,9 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
-                                          False, eval_dir, min_steps, run_every_secs,
-                                          run_every_steps)
+    return _stop_if_no_metric_improvement_hook(
+        estimator, metric_name, max_steps_without_decrease, False, eval_dir, min_steps,
+        run_every_secs, run_every_steps)
 
 
 class _StopAtCheckpointStepHook(_StepReadingHook):

@@ -29,7 +29,15 @@ _PYTHON = {"_exit", "_getframe", "_replace", "_asdict", "_fields", "_make",
 # Our own objects' private names read across our modules (file, name).
 _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         ("head/base_head.py", "_summary_key"),  # a head's summary key
-        ("canned/linear_sdca.py", "_weight_column")}  # our head's weight column
+        ("canned/linear_sdca.py", "_weight_column"),  # our head's weight column
+        # The original canned modules' private helpers, under their names: ours, reached
+        # on call (those modules import this one).
+        ("canned/original_helpers.py", "_create_tpu_estimator_spec"),  # a head's TPU spec
+        ("canned/original_helpers.py", "_dnn_linear_combined_model_fn"),
+        ("canned/original_helpers.py", "_weight_column_key"),
+        ("canned/original_helpers.py", "_batch_size_and_checks"),
+        ("canned/original_helpers.py", "_baseline_logits_v1"),
+        ("canned/original_helpers.py", "_baseline_logits_v2")}
 
 
 # Attribute writes (outside tf_internals/) to objects that are the library's own, not
