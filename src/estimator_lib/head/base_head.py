@@ -181,6 +181,18 @@ class Head(abc.ABC):
         raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
 
 
+class _KeyCache(dict):
+    """name -> `key_fn(name)`, computed on first lookup."""
+
+    def __init__(self, key_fn: Callable[[str], str]):
+        super().__init__()
+        self._key_fn = key_fn
+
+    def __missing__(self, name):
+        self[name] = self._key_fn(name)
+        return self[name]
+
+
 class SingleHead(Head):
     """What the single-task heads (binary, multi-class, multi-label, regression) share.
 
@@ -198,6 +210,14 @@ class SingleHead(Head):
     def loss_reduction(self):
         """The `tf.losses.Reduction` given at construction."""
         return self._loss_reduction
+
+    def _summary_keys(self, *names) -> Dict[str, str]:
+        """The metric keys of `names`, `_summary_key` called for each now, as the original's
+        constructors did; a name asked for later is keyed then."""
+        keys = _KeyCache(self._summary_key)
+        for name in names:
+            keys[name]  # pylint: disable=pointless-statement
+        return keys
 
     def _labels_loss_and_weights(self, logits, labels, features):
         """(checked logits, processed labels, unweighted loss, weights) of one batch."""

@@ -70,6 +70,14 @@ class BinaryClassHead(base_head.SingleHead):
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
+        keys = MetricKeys
+        self._keys = self._summary_keys(
+            keys.LOSS_MEAN, keys.ACCURACY, keys.PRECISION, keys.RECALL, keys.PREDICTION_MEAN,
+            keys.LABEL_MEAN, keys.ACCURACY_BASELINE, keys.AUC, keys.AUC_PR,
+            keys.LOSS_REGULARIZATION,
+            *(template % t for t in self._thresholds for template in (
+                keys.ACCURACY_AT_THRESHOLD, keys.PRECISION_AT_THRESHOLD,
+                keys.RECALL_AT_THRESHOLD)))
 
     @property
     def logits_dimension(self):
@@ -144,12 +152,12 @@ class BinaryClassHead(base_head.SingleHead):
         return predictions
 
     def _threshold_keys(self, template):
-        return [self._summary_key(template % t) for t in self._thresholds]
+        return [self._keys[template % t] for t in self._thresholds]
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects keyed as `evaluate` reports them."""
         metric = tf.keras.metrics
-        key = self._summary_key
+        key = self._keys.__getitem__
         with tf.name_scope("metrics"):
             label_mean = metric.Mean(name=MetricKeys.LABEL_MEAN)
             eval_metrics = {
@@ -194,7 +202,7 @@ class BinaryClassHead(base_head.SingleHead):
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
         logits, labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._keys.__getitem__
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         for name in (MetricKeys.ACCURACY, MetricKeys.PRECISION, MetricKeys.RECALL):

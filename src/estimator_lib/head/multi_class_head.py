@@ -54,6 +54,8 @@ class MultiClassHead(base_head.SingleHead):
         self._loss_reduction = loss_reduction
         self._loss_fn = loss_fn
         self._name = name
+        self._keys = self._summary_keys(MetricKeys.LOSS_MEAN, MetricKeys.ACCURACY,
+                                        MetricKeys.LOSS_REGULARIZATION)
 
     @property
     def logits_dimension(self):
@@ -124,7 +126,7 @@ class MultiClassHead(base_head.SingleHead):
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects: average_loss, accuracy (, regularization_loss)."""
-        key = self._summary_key
+        key = self._keys.__getitem__
         with tf.name_scope("metrics"):
             eval_metrics = {
                 key(MetricKeys.LOSS_MEAN): tf.keras.metrics.Mean(name=MetricKeys.LOSS_MEAN)}
@@ -153,7 +155,7 @@ class MultiClassHead(base_head.SingleHead):
         class_ids = self.predictions(logits)[PredictionKeys.CLASS_IDS]
         logits, label_ids, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._keys.__getitem__
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         eval_metrics[key(MetricKeys.ACCURACY)].update_state(

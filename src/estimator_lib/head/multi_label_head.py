@@ -89,27 +89,37 @@ class MultiLabelHead(base_head.SingleHead):
         self._classes_for_class_based_metrics = _class_ids_for_metrics(
             classes_for_class_based_metrics, n_classes, label_vocabulary)
         self._name = name
+        self._keys = self._summary_keys(
+            MetricKeys.LOSS_MEAN, MetricKeys.AUC, MetricKeys.AUC_PR, MetricKeys.LOSS_REGULARIZATION,
+            *(name for t in thresholds for name in self._threshold_names(t)),
+            *(name for c in self._classes_for_class_based_metrics
+              for name in self._class_names(c)))
 
     @property
     def logits_dimension(self):
         """`n_classes`: one logit per label."""
         return self._n_classes
 
+    def _class_names(self, class_id):
+        if self._label_vocabulary is None:
+            return (MetricKeys.PROBABILITY_MEAN_AT_CLASS % class_id,
+                    MetricKeys.AUC_AT_CLASS % class_id, MetricKeys.AUC_PR_AT_CLASS % class_id)
+        label = self._label_vocabulary[class_id]
+        return (MetricKeys.PROBABILITY_MEAN_AT_NAME % label,
+                MetricKeys.AUC_AT_NAME % label, MetricKeys.AUC_PR_AT_NAME % label)
+
     def _class_keys(self, class_id):
         """(probability mean, AUC, PR AUC) keys of one class."""
-        if self._label_vocabulary is None:
-            names = (MetricKeys.PROBABILITY_MEAN_AT_CLASS % class_id,
-                     MetricKeys.AUC_AT_CLASS % class_id, MetricKeys.AUC_PR_AT_CLASS % class_id)
-        else:
-            label = self._label_vocabulary[class_id]
-            names = (MetricKeys.PROBABILITY_MEAN_AT_NAME % label,
-                     MetricKeys.AUC_AT_NAME % label, MetricKeys.AUC_PR_AT_NAME % label)
-        return tuple(self._summary_key(n) for n in names)
+        return tuple(self._keys[n] for n in self._class_names(class_id))
 
-    def _threshold_keys(self, threshold):
-        return tuple(self._summary_key(template % threshold) for template in (
+    @staticmethod
+    def _threshold_names(threshold):
+        return tuple(template % threshold for template in (
             MetricKeys.ACCURACY_AT_THRESHOLD, MetricKeys.PRECISION_AT_THRESHOLD,
             MetricKeys.RECALL_AT_THRESHOLD))
+
+    def _threshold_keys(self, threshold):
+        return tuple(self._keys[n] for n in self._threshold_names(threshold))
 
     def _sparse_to_multi_hot(self, labels: tf.SparseTensor) -> tf.Tensor:
         if labels.dtype == tf.string:
@@ -178,7 +188,7 @@ class MultiLabelHead(base_head.SingleHead):
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects keyed as `evaluate` reports them."""
         metric = tf.keras.metrics
-        key = self._summary_key
+        key = self._keys.__getitem__
         with tf.name_scope("metrics"):
             eval_metrics = {
                 key(MetricKeys.LOSS_MEAN): metric.Mean(name=MetricKeys.LOSS_MEAN),
@@ -219,7 +229,7 @@ class MultiLabelHead(base_head.SingleHead):
             logits, labels, features)
         probabilities = self.predictions(
             logits, [PredictionKeys.PROBABILITIES])[PredictionKeys.PROBABILITIES]
-        key = self._summary_key
+        key = self._keys.__getitem__
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         for name in (MetricKeys.AUC, MetricKeys.AUC_PR):

@@ -47,6 +47,9 @@ class RegressionHead(base_head.SingleHead):
         self._loss_fn = loss_fn
         self._inverse_link_fn = inverse_link_fn
         self._name = name
+        self._keys = self._summary_keys(
+            MetricKeys.LOSS_MEAN, MetricKeys.PREDICTION_MEAN, MetricKeys.LABEL_MEAN,
+            MetricKeys.LOSS_REGULARIZATION)
 
     @property
     def logits_dimension(self):
@@ -87,7 +90,7 @@ class RegressionHead(base_head.SingleHead):
 
     def metrics(self, regularization_losses=None):
         """Returns fresh metric objects: average_loss, prediction/mean, label/mean."""
-        key = self._summary_key
+        key = self._keys.__getitem__
         mean = tf.keras.metrics.Mean
         with tf.name_scope("metrics"):
             eval_metrics = {
@@ -118,7 +121,7 @@ class RegressionHead(base_head.SingleHead):
         predicted_value = self.predictions(logits)[PredictionKeys.PREDICTIONS]
         logits, processed_labels, unweighted_loss, weights = self._labels_loss_and_weights(
             logits, labels, features)
-        key = self._summary_key
+        key = self._keys.__getitem__
         eval_metrics[key(MetricKeys.LOSS_MEAN)].update_state(
             values=unweighted_loss, sample_weight=weights)
         eval_metrics[key(MetricKeys.LABEL_MEAN)].update_state(
