@@ -6,7 +6,6 @@ chief's decision stops them together.
 """
 
 import collections
-import os
 import time
 from typing import Callable, Dict, Optional
 
@@ -15,6 +14,7 @@ from tensorflow.python.training import training_util
 
 from estimator_lib.distribute import job_shape
 from estimator_lib.graph import restore
+from estimator_lib.hooks.early_stopping_helpers import _summaries
 from estimator_lib.hooks import stop_variable
 # At this module's path too, where the original's name list puts it (experimental.py).
 from estimator_lib.hooks.in_memory_evaluator import InMemoryEvaluatorHook  # noqa: F401
@@ -23,16 +23,15 @@ logging = tf.compat.v1.logging
 
 
 def read_eval_metrics(eval_dir: str) -> "collections.OrderedDict[int, Dict[str, float]]":
-    """Returns {global_step: {metric: value}} from the event files in `eval_dir`, by step."""
+    """Returns {global_step: {metric: value}} from the event files in `eval_dir`, by step.
+
+    The rest of a corrupt event file is skipped with a warning, as the original's.
+    """
     results = collections.defaultdict(dict)
-    if tf.io.gfile.isdir(eval_dir):
-        for name in sorted(tf.io.gfile.listdir(eval_dir)):
-            if "tfevents" not in name:
-                continue
-            for event in tf.compat.v1.train.summary_iterator(os.path.join(eval_dir, name)):
-                for value in event.summary.value:
-                    if value.HasField("simple_value"):
-                        results[event.step][value.tag] = value.simple_value
+    for event in _summaries(eval_dir):
+        for value in event.summary.value:
+            if value.HasField("simple_value"):
+                results[event.step][value.tag] = value.simple_value
     return collections.OrderedDict(sorted(results.items()))
 
 
@@ -160,6 +159,8 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         ValueError: If both `run_every_secs` and `run_every_steps` are set, or a multi-worker
             job is given a time cadence.
     """
+    if not callable(should_stop_fn):
+        raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
     if run_every_secs is not None and run_every_steps is not None:
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "

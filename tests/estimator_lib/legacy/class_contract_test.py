@@ -533,12 +533,18 @@ class ClassContractSubclassTest(tf.test.TestCase):
         est = tf.estimator.Estimator(_model_fn, model_dir=self._tmp())
         est.train(_input_fn, steps=1)
         exporter = Best(serving_input_receiver_fn=_receiver_fn)
-        self.assertIsNone(exporter.export(est, self._tmp(),
-                                          est.latest_checkpoint(), {"loss": 1.0}, False))
-        self.assertEqual(calls, ["_get_best_eval_result"])
+        # The first export is made whatever the best result (the original's); later
+        # ones only when better than the best so far.
+        self.assertIsNotNone(exporter.export(est, self._tmp(),
+                                             est.latest_checkpoint(), {"loss": 1.0}, False))
+        self.assertEqual(calls, ["_get_best_eval_result", "_garbage_collect_exports"])
+        self.assertIsNone(exporter.export(est, self._tmp(), est.latest_checkpoint(),
+                                          {"loss": 2.0}, False))
+        self.assertEqual(calls, ["_get_best_eval_result", "_garbage_collect_exports"])
         exporter.export(est, self._tmp(), est.latest_checkpoint(),
                         {"loss": -1.0}, False)
-        self.assertEqual(calls, ["_get_best_eval_result", "_garbage_collect_exports"])
+        self.assertEqual(calls, ["_get_best_eval_result", "_garbage_collect_exports",
+                                 "_garbage_collect_exports"])
 
     def test_abc_metaclass_subclass_of_the_v1_estimator(self):
         class Base(tf.compat.v1.estimator.Estimator, metaclass=abc.ABCMeta):
