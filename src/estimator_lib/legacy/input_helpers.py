@@ -9,26 +9,14 @@ import collections
 import uuid
 
 import numpy as np
-import tensorflow as tf
+
+from estimator_lib.graph import inputs
 
 _TARGET_KEY = "__target_key__"
 
 
-class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
-    """Initializes `iterator` once the session is created."""
-
-    def __init__(self, iterator):
-        self._iterator = iterator
-        self._initializer = None
-
-    def begin(self):
-        """Takes the iterator's initializer op from the graph."""
-        self._initializer = self._iterator.initializer
-
-    def after_create_session(self, session, coord):
-        """Runs the initializer in the new session."""
-        del coord
-        session.run(self._initializer)
+# parse_input_fn_result's hooks are instances of it (graph/inputs.py).
+_DatasetInitializerHook = inputs.DatasetInitializerHook
 
 
 def _get_unique_target_key(features):
