@@ -156,9 +156,15 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
 
     Raises:
+        TypeError: If `estimator` is not an Estimator, or `should_stop_fn` not callable.
         ValueError: If both `run_every_secs` and `run_every_steps` are set, or a multi-worker
             job is given a time cadence.
     """
+    # The Estimator's own layer is above this one: an estimator is told by what it has.
+    if not (hasattr(type(estimator), "train") and hasattr(estimator, "config")
+            and hasattr(estimator, "eval_dir")):
+        raise TypeError("`estimator` must have type `tf.estimator.Estimator`. "
+                        f"Got: {type(estimator)}")
     if not callable(should_stop_fn):
         raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
     if run_every_secs is not None and run_every_steps is not None:
