@@ -13,6 +13,10 @@ from estimator_lib.core.model_fn import ModeKeys
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 from estimator_lib.canned.bound_model_fn import bind_model_fn
+# The original module's private helpers, at its path (libraries import them).
+from estimator_lib.canned.original_helpers import (  # noqa: F401
+    _baseline_logit_fn_builder, _baseline_model_fn_builder_v2,
+    _get_batch_size_and_size_checks, _get_weight_column_key, _get_weight_column_key_v2)
 
 
 _LEARNING_RATE = 0.3

@@ -25,6 +25,10 @@ from estimator_lib.canned import feature_inputs
 from estimator_lib.canned import heads
 from estimator_lib.canned import optimizers
 from estimator_lib.canned.bound_model_fn import bind_model_fn
+# The original module's private helpers, at its path (libraries import them).
+from estimator_lib.canned.original_helpers import (  # noqa: F401
+    _add_hidden_layer_summary, _dnn_model_fn_builder_v2, _get_dnn_estimator_spec,
+    _get_previous_name_scope, _name_from_scope_name, _validate_features)
 
 
 # The original's default learning rate for an optimizer given by name.

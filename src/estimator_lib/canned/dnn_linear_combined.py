@@ -20,6 +20,10 @@ from estimator_lib.canned import heads
 from estimator_lib.canned import linear
 from estimator_lib.canned import optimizers
 from estimator_lib.canned.bound_model_fn import bind_model_fn
+# The original module's private helpers, at its path (libraries import them).
+from estimator_lib.canned.original_helpers import (  # noqa: F401
+    _add_layer_summary, _init_dnn_linear_combined_estimator, _linear_learning_rate,
+    _validate_feature_columns)
 
 
 _DNN_LEARNING_RATE = 0.001

@@ -95,6 +95,10 @@ def _input_points(features, feature_columns) -> tf.Tensor:
         return tf.concat([features[key] for key in keys], axis=1)
 
 
+# The original's name for it.
+_parse_features_if_necessary = _input_points
+
+
 def _kmeans_model_fn(features, mode, config, *, num_clusters, initial_clusters,
                      distance_metric, seed, use_mini_batch, mini_batch_steps_per_iteration,
                      kmeans_plus_plus_num_retries, relative_tolerance, feature_columns):

@@ -33,7 +33,13 @@ from estimator_lib.canned.linear_model import fraction_of_zero  # noqa: F401
 from estimator_lib.canned.linear_model import linear_logit_fn_builder  # noqa: F401
 from estimator_lib.canned.linear_model import linear_logit_fn_builder_v2  # noqa: F401
 from estimator_lib.canned.linear_model import linear_logits_v2  # noqa: F401
-
+# The original module's private helpers, at its path (libraries import them).
+from estimator_lib.canned.linear_helpers import (  # noqa: F401
+    _LEARNING_RATE, _LinearModelLayer, _SDCAUpdateWeightsHook, _compute_fraction_of_zero,
+    _get_default_optimizer, _get_default_optimizer_v2, _get_expanded_variable_list,
+    _linear_model_fn_builder_v2, _sdca_model_fn,
+    _validate_linear_sdca_optimizer_for_linear_classifier,
+    _validate_linear_sdca_optimizer_for_linear_regressor)
 
 
 def _linear_model_fn_v2(features, labels, mode, head, feature_columns, optimizer, config,

@@ -15,7 +15,7 @@ import tf_keras
 # The original's default learning rate for a name given without one.
 _LEARNING_RATE = 0.05
 
-_V1_BY_NAME: Dict[str, Callable[..., Any]] = {
+_OPTIMIZER_CLS_NAMES: Dict[str, Callable[..., Any]] = {
     "Adagrad": tf.compat.v1.train.AdagradOptimizer,
     "Adam": tf.compat.v1.train.AdamOptimizer,
     "Ftrl": tf.compat.v1.train.FtrlOptimizer,
@@ -23,7 +23,7 @@ _V1_BY_NAME: Dict[str, Callable[..., Any]] = {
     "SGD": tf.compat.v1.train.GradientDescentOptimizer,
 }
 
-_V2_BY_NAME: Dict[str, Callable[..., Any]] = {
+_OPTIMIZER_CLS_NAMES_V2: Dict[str, Callable[..., Any]] = {
     "Adagrad": tf_keras.optimizers.legacy.Adagrad,
     "Adam": tf_keras.optimizers.legacy.Adam,
     "Ftrl": tf_keras.optimizers.legacy.Ftrl,
@@ -53,11 +53,11 @@ def get_optimizer_instance(opt: OptimizerArg, learning_rate: Optional[float] = N
             rate, or the object is not a v1 Optimizer.
     """
     if isinstance(opt, str):
-        if opt not in _V1_BY_NAME:
-            raise _unknown_name(opt, _V1_BY_NAME)
+        if opt not in _OPTIMIZER_CLS_NAMES:
+            raise _unknown_name(opt, _OPTIMIZER_CLS_NAMES)
         if not learning_rate:
             raise ValueError("learning_rate must be specified when opt is string.")
-        return _V1_BY_NAME[opt](learning_rate=learning_rate)
+        return _OPTIMIZER_CLS_NAMES[opt](learning_rate=learning_rate)
     if callable(opt):
         opt = opt()
     if not isinstance(opt, tf.compat.v1.train.Optimizer):
@@ -65,8 +65,9 @@ def get_optimizer_instance(opt: OptimizerArg, learning_rate: Optional[float] = N
     return opt
 
 
-def _has_default_learning_rate(cls) -> bool:
-    params = inspect.signature(cls.__init__).parameters
+def _optimizer_has_default_learning_rate(opt) -> bool:
+    """Whether the optimizer class `opt`'s constructor has a default learning_rate."""
+    params = inspect.signature(opt.__init__).parameters
     lr = params.get("learning_rate")
     return lr is not None and lr.default is not inspect.Parameter.empty
 
@@ -104,12 +105,14 @@ def get_optimizer_instance_v2(opt: OptimizerArg, learning_rate: Optional[float] 
             optimizer, or it is a TF 2.11+ optimizer met in graph mode.
     """
     if isinstance(opt, str):
-        if opt not in _V2_BY_NAME:
-            raise _unknown_name(opt, _V2_BY_NAME)
-        cls = _V2_BY_NAME[opt]
+        if opt not in _OPTIMIZER_CLS_NAMES_V2:
+            raise _unknown_name(opt, _OPTIMIZER_CLS_NAMES_V2)
+        cls = _OPTIMIZER_CLS_NAMES_V2[opt]
         if learning_rate:
             return cls(learning_rate=learning_rate)
-        return cls() if _has_default_learning_rate(cls) else cls(learning_rate=_LEARNING_RATE)
+        if _optimizer_has_default_learning_rate(cls):
+            return cls()
+        return cls(learning_rate=_LEARNING_RATE)
     if callable(opt) and not isinstance(opt, (tf_keras.optimizers.Optimizer,
                                              tf_keras.optimizers.legacy.Optimizer)):
         opt = opt()
@@ -133,8 +136,8 @@ def check_optimizer_name(opt: OptimizerArg, *, arg_name: str = "optimizer") -> N
     The original only noticed it inside the model_fn, after model_dir was
     created; the message is the same.
     """
-    if isinstance(opt, str) and opt not in _V1_BY_NAME:
-        err = _unknown_name(opt, _V1_BY_NAME)
+    if isinstance(opt, str) and opt not in _OPTIMIZER_CLS_NAMES:
+        err = _unknown_name(opt, _OPTIMIZER_CLS_NAMES)
         raise ValueError(f"`{arg_name}`: {err}")
 
 

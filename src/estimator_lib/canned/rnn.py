@@ -247,7 +247,7 @@ def _optimizer_for_graph(optimizer: optimizers.KerasOptimizerArg, by_name: bool)
 
 
 def _get_rnn_estimator_spec(features, labels, mode, head, rnn_model, optimizer,
-                            return_sequences, by_name=False):
+                            return_sequences, *, by_name=False):
     """The EstimatorSpec of `head` over the logits of `rnn_model`.
 
     With `return_sequences`, the sequence mask goes into `features` under the

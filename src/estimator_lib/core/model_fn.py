@@ -55,7 +55,8 @@ def verify_model_fn_args(model_fn: Callable, params) -> None:
             f"Allowed arguments: {sorted(_MODEL_FN_ARGS - {'self'})}.")
 
 
-def _as_tensor_or_op(value, name):
+def as_tensor_or_op(value, name):
+    """Returns `value` as a Tensor or Operation (a Variable's op); TypeError otherwise."""
     if isinstance(value, tf.Variable):
         return value.op
     if isinstance(value, (tf.Tensor, tf.Operation)):
@@ -64,7 +65,8 @@ def _as_tensor_or_op(value, name):
                     f"({type(value).__name__}).")
 
 
-def _check_graph(value, name):
+def check_graph(value, name):
+    """Raises ValueError when `value` belongs to another graph than the default one."""
     graph = tf.compat.v1.get_default_graph()
     if getattr(value, "graph", graph) is not graph:
         raise ValueError(
@@ -77,10 +79,11 @@ def _check_tensor(value, name):
     # A dense Tensor, as the original (a SparseTensor cannot be a loss or a prediction).
     if not isinstance(value, tf.Tensor):
         raise TypeError(f"{name} must be Tensor, given: {value!r} ({type(value).__name__}).")
-    _check_graph(value, name)
+    check_graph(value, name)
 
 
-def _check_loss(loss, mode):
+def check_loss(loss, mode):
+    """Returns the loss as a scalar tensor; ValueError when missing in TRAIN/EVAL or not one."""
     if loss is None:
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
             raise ValueError(f"Missing loss: an EstimatorSpec in mode={mode!r} needs `loss`.")
@@ -98,7 +101,8 @@ def _check_loss(loss, mode):
     return loss
 
 
-def _check_predictions(predictions, mode):
+def check_predictions(predictions, mode):
+    """Returns the predictions ({} for None outside PREDICT), each checked to be a tensor."""
     if predictions is None:
         if mode == ModeKeys.PREDICT:
             raise ValueError("Missing predictions: an EstimatorSpec in PREDICT mode needs them.")
@@ -111,12 +115,12 @@ def _check_predictions(predictions, mode):
     return predictions
 
 
-def _metric_value_and_update(metric, name):
+def metric_value_and_update(metric, name):
     """Normalises an eval metric to a (value_op, update_op) pair."""
     if isinstance(metric, tuple) and len(metric) == 2:
         value, update = metric
-        _check_graph(value, f"eval_metric_ops[{name!r}]")
-        _check_graph(update, f"eval_metric_ops[{name!r}]")
+        check_graph(value, f"eval_metric_ops[{name!r}]")
+        check_graph(update, f"eval_metric_ops[{name!r}]")
         return metric
     if hasattr(metric, "result") and hasattr(metric, "update_state"):
         # A Keras Metric that was called in this graph: its update ops were
@@ -127,7 +131,7 @@ def _metric_value_and_update(metric, name):
                 f'Please call update_state(...) on the "{name}" metric inside model_fn: it '
                 "has no update ops in this graph.")
         for update in updates:
-            _check_graph(update, f"eval_metric_ops[{name!r}]")
+            check_graph(update, f"eval_metric_ops[{name!r}]")
         # Keras metric variables belong to no collection; as local variables they are
         # initialised by the local init op, also when a checkpoint is restored.
         graph = tf.compat.v1.get_default_graph()
@@ -218,15 +222,15 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                 training_hooks=None, scaffold=None, evaluation_hooks=None,
                 prediction_hooks=None):
         mode = canonical_mode(mode)
-        predictions = _check_predictions(predictions, mode)
-        loss = _check_loss(loss, mode)
+        predictions = check_predictions(predictions, mode)
+        loss = check_loss(loss, mode)
 
         if train_op is None:
             if mode == ModeKeys.TRAIN:
                 raise ValueError("Missing train_op: an EstimatorSpec in TRAIN mode needs it.")
         else:
-            train_op = _as_tensor_or_op(train_op, "train_op")
-            _check_graph(train_op, "train_op")
+            train_op = as_tensor_or_op(train_op, "train_op")
+            check_graph(train_op, "train_op")
 
         if eval_metric_ops is None:
             eval_metric_ops = {}
@@ -235,7 +239,7 @@ class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
                 f"eval_metric_ops must be a dict, given: {eval_metric_ops!r} "
                 f"({type(eval_metric_ops).__name__}).")
         eval_metric_ops = {
-            name: _metric_value_and_update(metric, name)
+            name: metric_value_and_update(metric, name)
             for name, metric in eval_metric_ops.items()}
 
         if mode == ModeKeys.PREDICT:

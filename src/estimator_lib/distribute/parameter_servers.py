@@ -22,6 +22,7 @@ import time
 from typing import Dict, List, Optional
 
 import tensorflow as tf
+from tensorflow.python.training import device_setter
 
 from estimator_lib.core import environment
 from estimator_lib.distribute import cluster_wait
@@ -60,6 +61,18 @@ def device_fn(config):
         ps_tasks=config.num_ps_replicas,
         worker_device=f"/job:{config.task_type}/task:{config.task_id}",
         merge_devices=True, cluster=config.cluster_spec)
+
+
+def original_device_setter(config):
+    """The original Estimator's `_get_replica_device_setter`: a replica device setter
+    over the ps tasks (TensorFlow's standard ps ops) when the config has any, else None."""
+    if config.num_ps_replicas <= 0:
+        return None
+    worker_device = (f"/job:{config.task_type}/task:{config.task_id}" if config.task_type
+                     else "/job:worker")
+    return tf.compat.v1.train.replica_device_setter(
+        ps_tasks=config.num_ps_replicas, worker_device=worker_device, merge_devices=True,
+        ps_ops=list(device_setter.STANDARD_PS_OPS), cluster=config.cluster_spec)
 
 
 def cluster(config) -> Dict[str, List[str]]:

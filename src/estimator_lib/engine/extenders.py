@@ -8,6 +8,25 @@ from estimator_lib.engine.estimator import Estimator
 from estimator_lib.core.model_fn import ModeKeys
 
 _METRIC_FN_ARGS = ("features", "labels", "predictions", "config")
+_VALID_METRIC_FN_ARGS = set(_METRIC_FN_ARGS)  # The original's name.
+
+
+def _verify_metric_fn_args(metric_fn):
+    """ValueError naming `metric_fn`'s arguments other than features, labels,
+    predictions and config."""
+    unexpected = set(function_utils.fn_args(metric_fn)) - _VALID_METRIC_FN_ARGS
+    if unexpected:
+        raise ValueError(
+            f"metric_fn ({metric_fn}) has following not expected args: {sorted(unexpected)}. "
+            f"It may take only {list(_METRIC_FN_ARGS)}.")
+
+
+def _call_metric_fn(metric_fn, features, labels, predictions, config):
+    """Calls `metric_fn` with those of the four arguments it takes."""
+    given = {"features": features, "labels": labels, "predictions": predictions,
+             "config": config}
+    return metric_fn(**{name: given[name] for name in function_utils.fn_args(metric_fn)
+                        if name in given})
 
 
 def add_metrics(estimator: Estimator, metric_fn: Callable) -> Estimator:
@@ -19,22 +38,15 @@ def add_metrics(estimator: Estimator, metric_fn: Callable) -> Estimator:
             returns a dict of metric name -> (value_op, update_op) or Keras Metric.
             Its metrics replace the model's own metrics of the same name.
     """
-    args = set(function_utils.fn_args(metric_fn))
-    unexpected = args - set(_METRIC_FN_ARGS)
-    if unexpected:
-        raise ValueError(
-            f"metric_fn ({metric_fn}) has following not expected args: {sorted(unexpected)}. "
-            f"It may take only {list(_METRIC_FN_ARGS)}.")
+    _verify_metric_fn_args(metric_fn)
     model_fn = estimator.model_fn
 
     def model_fn_with_metrics(features, labels, mode, config):
         spec = model_fn(features, labels, mode, config)
         if mode != ModeKeys.EVAL:
             return spec
-        given = {"features": features, "labels": labels, "predictions": spec.predictions,
-                 "config": config}
         metrics = dict(spec.eval_metric_ops)
-        metrics.update(metric_fn(**{name: given[name] for name in args}))
+        metrics.update(_call_metric_fn(metric_fn, features, labels, spec.predictions, config))
         return spec._replace(eval_metric_ops=metrics)
 
     return Estimator(model_fn=model_fn_with_metrics, config=estimator.config,

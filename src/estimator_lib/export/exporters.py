@@ -235,6 +235,7 @@ class BestExporter(_SavedModelExporter):
         self._exports_to_keep = exports_to_keep
         self._best_eval_result = None
         self._model_dir = None
+        self._has_exported = False
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
                is_the_final_export):
@@ -259,13 +260,16 @@ class BestExporter(_SavedModelExporter):
             self._best_eval_result = self._get_best_eval_result(
                 os.path.join(estimator.model_dir, self._event_file_pattern))
         path = None
-        if self._best_eval_result is None or self._compare_fn(
+        # As the original: this exporter's first export is made whatever the event files'
+        # best (a restarted job exports once), later ones only when better.
+        if self._best_eval_result is None or not self._has_exported or self._compare_fn(
                 best_eval_result=self._best_eval_result, current_eval_result=eval_result):
             logging.info("Exporting a better model (%s instead of %s)...", eval_result,
                          self._best_eval_result)
+            self._best_eval_result = eval_result
             path = self._export(estimator, export_path, checkpoint_path)
             self._garbage_collect_exports(export_path)
-            self._best_eval_result = eval_result
+            self._has_exported = True
         else:
             logging.info("Keeping the current best model (%s instead of %s).",
                          self._best_eval_result, eval_result)

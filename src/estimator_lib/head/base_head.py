@@ -14,8 +14,8 @@ from typing import Callable, Dict, Mapping, Optional, Sequence
 import tensorflow as tf
 import tf_keras
 
-from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.tpu_spec import TPUEstimatorSpecBase
 from estimator_lib.head.arguments import call_loss_fn  # noqa: F401
 from estimator_lib.head.arguments import check_prediction_keys  # noqa: F401
 from estimator_lib.head.arguments import validate_loss_fn_args  # noqa: F401
@@ -24,6 +24,7 @@ from estimator_lib.head.arguments import validate_n_classes  # noqa: F401
 from estimator_lib.head.arguments import validate_trainable_variables  # noqa: F401
 from estimator_lib.head.arguments import validate_update_ops  # noqa: F401
 from estimator_lib.head.arguments import validate_v2_optimizer  # noqa: F401
+from estimator_lib.head import checks
 from estimator_lib.head.checks import check_dense_labels_match_logits_and_reshape  # noqa: F401
 from estimator_lib.head.checks import check_label_range  # noqa: F401
 from estimator_lib.head.checks import check_logits_final_dim
@@ -40,6 +41,19 @@ from estimator_lib.head.metric_keys import MetricKeys
 from estimator_lib.head.train_op import create_estimator_spec_summary
 from estimator_lib.head.train_op import create_estimator_spec_train_op
 
+# The original module's message templates (libraries format them for errors of their own).
+# pylint: disable=protected-access
+_LABEL_NONE_ERR_MSG = checks.LABEL_NONE_ERR_MSG
+_MISMATCHED_LABEL_DIM_ERR_MSG = checks._MISMATCHED_LABEL_DIM_ERR_MSG
+_LABEL_SHAPE_ERR_MSG = checks._LABEL_SHAPE_ERR_MSG
+# pylint: enable=protected-access
+_SPARSE_LABEL_ERR_MSG = (
+    "SparseTensor labels are not supported. Labels must be a Tensor of shape "
+    "[D0, D1, ..., DN, {}], e.g. [batch_size, {}].Suggested Fix (1): Check the label "
+    "feature in your data. Each example must contain {} value(s). If not, your choice of "
+    "label was probably incorrect. Suggested Fix (2): In your input_fn, use "
+    "tf.sparse_tensor_to_dense() to turn labels into a Tensor.")
+_VALIDATION_ERROR_MSG = "{} should be a list or a tuple. Given type: {}."
 
 
 class Head(abc.ABC):
@@ -231,20 +245,20 @@ class SingleHead(Head):
             eval_metrics[self._metric_key(MetricKeys.LOSS_REGULARIZATION)].update_state(
                 values=tf.math.add_n(regularization_losses))
 
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              trainable_variables=None, train_op_fn=None, update_ops=None,
-                              regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`; see `Head`.
+    def _create_tpu_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                                   trainable_variables=None, train_op_fn=None,
+                                   update_ops=None, regularization_losses=None):
+        """Returns the `model_fn._TPUEstimatorSpec` for `mode`; see `Head`.
 
-        Export outputs: those of the subclass's `_export_outputs`.
+        `create_estimator_spec` converts it (`as_estimator_spec()`), as the original's
+        did, so a subclass overriding this method alone is seen. Export outputs: those
+        of the subclass's `_export_outputs`.
 
         Args:
             features: The dict of feature tensors; the example weights are read from it.
             mode: The `ModeKeys` mode; the loss does not depend on it.
-            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]` (for `MultiHead`,
-                a dict of head name to logits, or their concatenation).
-            labels: The labels tensor, its shape matching the logits' but the last dimension
-                (for `MultiHead`, a dict of head name to labels).
+            logits: The logits tensor, shaped `[D0, ... DN, logits_dimension]`.
+            labels: The labels tensor, its shape matching the logits' but the last dimension.
             optimizer: A Keras optimizer that builds the train op from the loss; exclusive with
                 `train_op_fn`.
             trainable_variables: The variables `optimizer` updates.
@@ -255,8 +269,9 @@ class SingleHead(Head):
                 as the `regularization_loss` metric), or None.
 
         Returns:
-            An `EstimatorSpec` for `mode`: the loss and train op in TRAIN, the loss and metrics
-            in EVAL, the predictions and export outputs in PREDICT.
+            A `TPUEstimatorSpecBase` for `mode`: the loss and train op in TRAIN, the loss and
+            `(update_metrics, tensors)` in EVAL, the predictions and export outputs in
+            PREDICT.
 
         Raises:
             ValueError: If `labels` is missing in TRAIN or EVAL, the logits or labels have the
@@ -326,11 +341,12 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
                         optimizer, trainable_variables, train_op_fn, update_ops,
                         regularization_losses,
                         export_outputs_fn: Callable[[Dict], Dict]):
-    """The EstimatorSpec of a single head, for each mode.
+    """The `model_fn._TPUEstimatorSpec` of a single head, for each mode.
 
-    PREDICT: predictions and `export_outputs_fn(predictions)`. EVAL: the loss and
-    `head.update_metrics` of fresh `head.metrics`. TRAIN: the loss, the train op
-    and the loss summaries.
+    PREDICT: predictions and `export_outputs_fn(predictions)`. EVAL: the loss, and
+    `head.update_metrics` of fresh `head.metrics` as `eval_metrics` (called when the
+    spec is converted, outside the head's name scope, as the original). TRAIN: the
+    loss, the train op and the loss summaries.
 
     Args:
         head: The head whose spec it is.
@@ -346,7 +362,7 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
         export_outputs_fn: Builds the PREDICT export outputs from the predictions dict.
 
     Returns:
-        The `EstimatorSpec` for `mode`.
+        The `TPUEstimatorSpecBase` for `mode`.
 
     Raises:
         ValueError: If `labels` is missing in TRAIN or EVAL, or the train op cannot be built.
@@ -354,24 +370,23 @@ def make_estimator_spec(head: Head, *, features, mode, logits, labels,
     with tf.compat.v1.name_scope(head.name, "head"):
         predictions = head.predictions(logits)
         if mode == ModeKeys.PREDICT:
-            return EstimatorSpec(
+            return TPUEstimatorSpecBase(
                 mode=ModeKeys.PREDICT, predictions=predictions,
                 export_outputs=export_outputs_fn(predictions))
         loss = head.loss(logits=logits, labels=labels, features=features, mode=mode,
                          regularization_losses=regularization_losses)
         if mode == ModeKeys.EVAL:
             eval_metrics = head.metrics(regularization_losses=regularization_losses)
-            updated = head.update_metrics(
-                eval_metrics, features, logits, labels,
-                regularization_losses=regularization_losses)
-            return EstimatorSpec(
+            return TPUEstimatorSpecBase(
                 mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
-                eval_metric_ops=updated)
+                eval_metrics=create_eval_metrics_tuple(head.update_metrics, {
+                    "eval_metrics": eval_metrics, "features": features, "logits": logits,
+                    "labels": labels, "regularization_losses": regularization_losses}))
         train_op = create_estimator_spec_train_op(
             head_name=head.name, optimizer=optimizer, train_op_fn=train_op_fn,
             update_ops=update_ops, trainable_variables=trainable_variables,
             regularized_training_loss=loss, loss_reduction=head.loss_reduction)
     summary_key = head._summary_key  # pylint: disable=protected-access
     create_estimator_spec_summary(loss, regularization_losses, summary_key)
-    return EstimatorSpec(
+    return TPUEstimatorSpecBase(
         mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)

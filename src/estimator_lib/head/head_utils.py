@@ -6,6 +6,9 @@ import tensorflow as tf
 
 from estimator_lib.head.binary_class_head import BinaryClassHead
 from estimator_lib.head.multi_class_head import MultiClassHead
+# The original module's test helpers, at its path (head tests import them).
+from estimator_lib.head.test_helpers import (  # noqa: F401
+    _DEFAULT_SERVING_KEY, _assert_no_hooks, _assert_simple_summaries, _initialize_variables)
 
 
 def binary_or_multi_class_head(n_classes: int, weight_column,

@@ -99,21 +99,26 @@ class MultiLabelHead(base_head.SingleHead):
         """`n_classes`: one logit per label."""
         return self._n_classes
 
+    def _class_names(self, class_id):
+        if self._label_vocabulary is None:
+            return (MetricKeys.PROBABILITY_MEAN_AT_CLASS % class_id,
+                    MetricKeys.AUC_AT_CLASS % class_id, MetricKeys.AUC_PR_AT_CLASS % class_id)
+        label = self._label_vocabulary[class_id]
+        return (MetricKeys.PROBABILITY_MEAN_AT_NAME % label,
+                MetricKeys.AUC_AT_NAME % label, MetricKeys.AUC_PR_AT_NAME % label)
+
     def _class_keys(self, class_id):
         """(probability mean, AUC, PR AUC) keys of one class."""
-        if self._label_vocabulary is None:
-            names = (MetricKeys.PROBABILITY_MEAN_AT_CLASS % class_id,
-                     MetricKeys.AUC_AT_CLASS % class_id, MetricKeys.AUC_PR_AT_CLASS % class_id)
-        else:
-            label = self._label_vocabulary[class_id]
-            names = (MetricKeys.PROBABILITY_MEAN_AT_NAME % label,
-                     MetricKeys.AUC_AT_NAME % label, MetricKeys.AUC_PR_AT_NAME % label)
-        return tuple(self._summary_key(n) for n in names)
+        return tuple(self._metric_key(n) for n in self._class_names(class_id))
 
-    def _threshold_keys(self, threshold):
-        return tuple(self._summary_key(template % threshold) for template in (
+    @staticmethod
+    def _threshold_names(threshold):
+        return tuple(template % threshold for template in (
             MetricKeys.ACCURACY_AT_THRESHOLD, MetricKeys.PRECISION_AT_THRESHOLD,
             MetricKeys.RECALL_AT_THRESHOLD))
+
+    def _threshold_keys(self, threshold):
+        return tuple(self._metric_key(n) for n in self._threshold_names(threshold))
 
     def _sparse_to_multi_hot(self, labels: tf.SparseTensor) -> tf.Tensor:
         if labels.dtype == tf.string:

@@ -14,8 +14,10 @@ import tensorflow as tf
 from tensorflow.python.feature_column import feature_column_lib
 
 
-def _with_label_and_weight(parsing_spec: Dict, label_key: str, label_spec,
-                           weight_column) -> Dict:
+def _add_label_and_weight_to_parsing_spec(parsing_spec: Dict, label_key: str, label_spec,
+                                          weight_column=None) -> Dict:
+    """`parsing_spec` with the label's spec and the weight column's added (ValueError for
+    a key already there, or a weight column that is not a numeric column)."""
     if label_key in parsing_spec:
         raise ValueError(
             "label should not be used as feature. "
@@ -75,7 +77,7 @@ def classifier_parse_example_spec(feature_columns: Iterable, label_key: str,
         >>> spec["y"]
         FixedLenFeature(shape=(1,), dtype=tf.int64, default_value=None)
     """
-    return _with_label_and_weight(
+    return _add_label_and_weight_to_parsing_spec(
         _feature_spec(feature_columns), label_key,
         tf.io.FixedLenFeature((1,), label_dtype, label_default), weight_column)
 
@@ -101,7 +103,7 @@ def regressor_parse_example_spec(feature_columns: Iterable, label_key: str,
         ValueError: If `label_key` or the weight's key is also a feature, or
             `weight_column` is not a name or numeric column.
     """
-    return _with_label_and_weight(
+    return _add_label_and_weight_to_parsing_spec(
         _feature_spec(feature_columns), label_key,
         tf.io.FixedLenFeature((label_dimension,), label_dtype, label_default), weight_column)
 

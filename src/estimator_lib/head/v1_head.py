@@ -18,9 +18,10 @@ from typing import Callable, Dict, Optional
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 
-from estimator_lib.core.model_fn import EstimatorSpec
 from estimator_lib.core.model_fn import ModeKeys
+from estimator_lib.core.tpu_spec import TPUEstimatorSpecBase
 from estimator_lib.head import checks
+from estimator_lib.head.base_head import create_eval_metrics_tuple
 from estimator_lib.head.metric_keys import MetricKeys
 
 
@@ -188,10 +189,11 @@ class V1Head:
 
 
 class CannedV1Head(V1Head):
-    """Common create_estimator_spec of the three v1 canned heads.
+    """Common `_create_tpu_estimator_spec` of the three v1 canned heads.
 
     Subclasses define `logits_dimension`, `create_loss`, `_predictions`,
-    `_export_outputs` and `_eval_metric_ops`.
+    `_export_outputs`, `_eval_metric_ops` (with the original's arguments) and
+    `_metric_inputs` (those arguments, from one batch).
 
     Args:
         weight_column: A feature key, or a `NumericColumn`, of the example weights; or None.
@@ -225,9 +227,13 @@ class CannedV1Head(V1Head):
         """The PREDICT export outputs."""
         raise NotImplementedError("Calling an abstract method.")
 
-    def _eval_metric_ops(self, predictions: Dict, loss_spec: LossSpec,
-                         regularization_loss: Optional[tf.Tensor]) -> Dict:
-        """The EVAL (value, update_op) metrics."""
+    def _eval_metric_ops(self, **kwargs) -> Dict:
+        """The EVAL (value, update_op) metrics, from the tensors `_metric_inputs` names."""
+        raise NotImplementedError("Calling an abstract method.")
+
+    def _metric_inputs(self, predictions: Dict, labels, loss_spec: LossSpec,
+                       regularization_loss) -> Dict:
+        """The keyword arguments of this head's `_eval_metric_ops`, as the original's."""
         raise NotImplementedError("Calling an abstract method.")
 
     def _weights(self, features, logits, allow_per_logit_weights=False):
@@ -239,9 +245,14 @@ class CannedV1Head(V1Head):
         return tf.compat.v1.losses.compute_weighted_loss(
             unweighted_loss, weights=weights, reduction=self._loss_reduction)
 
-    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              train_op_fn=None, regularization_losses=None):
-        """Returns the EstimatorSpec for `mode`.
+    def _create_tpu_estimator_spec(self, features, mode, logits, labels=None,
+                                   optimizer=None, train_op_fn=None,
+                                   regularization_losses=None):
+        """Returns the `model_fn._TPUEstimatorSpec` for `mode`, as the original's heads.
+
+        `create_estimator_spec` converts it (`as_estimator_spec()`), so a subclass
+        overriding this method alone is seen. In EVAL, `_eval_metric_ops` is called
+        with the original's keyword arguments when the spec is converted.
 
         Args:
             features: Dict of feature tensors (the example weights are read from it).
@@ -253,6 +264,9 @@ class CannedV1Head(V1Head):
             train_op_fn: Function loss -> train op, used when `optimizer` is None.
             regularization_losses: Scalar losses added to the training loss.
 
+        Returns:
+            A `TPUEstimatorSpecBase` (the original's `model_fn._TPUEstimatorSpec`).
+
         Raises:
             ValueError: In TRAIN, if both or neither of optimizer and train_op_fn.
         """
@@ -261,7 +275,7 @@ class CannedV1Head(V1Head):
             with tf.compat.v1.name_scope(None, "predictions", (logits,)):
                 predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(
+                return TPUEstimatorSpecBase(
                     mode=ModeKeys.PREDICT, predictions=predictions,
                     export_outputs=self._export_outputs(predictions))
             loss_spec = self.create_loss(features=features, mode=mode, logits=logits,
@@ -272,10 +286,11 @@ class CannedV1Head(V1Head):
                 regularization_loss = tf.math.add_n(regularization_losses)
                 loss = tf.math.add_n([loss, regularization_loss])
             if mode == ModeKeys.EVAL:
-                return EstimatorSpec(
+                return TPUEstimatorSpecBase(
                     mode=ModeKeys.EVAL, predictions=predictions, loss=loss,
-                    eval_metric_ops=self._eval_metric_ops(
-                        predictions, loss_spec, regularization_loss))
+                    eval_metrics=create_eval_metrics_tuple(
+                        self._eval_metric_ops, self._metric_inputs(
+                            predictions, labels, loss_spec, regularization_loss)))
             train_op = self._train_op(loss, optimizer, train_op_fn)
             mean_loss = None
             if self._loss_reduction == tf.compat.v1.losses.Reduction.SUM:
@@ -291,7 +306,7 @@ class CannedV1Head(V1Head):
                 tf.compat.v1.summary.scalar(
                     summary_key(self._name, MetricKeys.LOSS_REGULARIZATION),
                     regularization_loss)
-        return EstimatorSpec(
+        return TPUEstimatorSpecBase(
             mode=ModeKeys.TRAIN, predictions=predictions, loss=loss, train_op=train_op)
 
     @staticmethod

@@ -82,7 +82,7 @@ class BinaryLogisticHeadV1(_ClassifierV1):
     The arguments are checked by `make_v1_head`, the canned estimators' way in.
     """
 
-    def __init__(self, weight_column=None, thresholds: Iterable[float] = (),
+    def __init__(self, weight_column=None, thresholds: Optional[Iterable[float]] = None,
                  label_vocabulary: Optional[Sequence[str]] = None,
                  loss_reduction: str = _SUM, loss_fn: Optional[Callable] = None,
                  name: Optional[str] = None):
@@ -136,16 +136,25 @@ class BinaryLogisticHeadV1(_ClassifierV1):
             self._classification_output(predictions), predictions,
             regression_value=predictions[PredictionKeys.LOGISTIC])
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        del labels  # The processed ones, as the original.
+        return {"labels": loss_spec.processed_labels,
+                "logits": predictions[PredictionKeys.LOGITS],
+                "logistic": predictions[PredictionKeys.LOGISTIC],
+                "class_ids": predictions[PredictionKeys.CLASS_IDS],
+                "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, labels, logits, logistic, class_ids, weights,
+                         unreduced_loss, regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
+        del logits  # Taken, as the original's; the metrics read `logistic`.
         metrics = tf.compat.v1.metrics
-        labels, weights = loss_spec.processed_labels, loss_spec.weights
-        class_ids = predictions[PredictionKeys.CLASS_IDS]
-        logistic = predictions[PredictionKeys.LOGISTIC]
         keys = MetricKeys
         with tf.compat.v1.name_scope(None, "metrics"):
             label_mean = weighted_mean(labels, weights, keys.LABEL_MEAN)
             ops = {
-                keys.LOSS_MEAN: metrics.mean(loss_spec.unreduced_loss, weights=weights,
+                keys.LOSS_MEAN: metrics.mean(unreduced_loss, weights=weights,
                                              name=keys.LOSS_MEAN),
                 keys.ACCURACY: metrics.accuracy(labels, class_ids, weights=weights,
                                                 name=keys.ACCURACY),
@@ -200,6 +209,23 @@ class MultiClassHeadV1(_ClassifierV1):
         super().__init__(arguments.validate_n_classes(n_classes), weight_column,
                          label_vocabulary, loss_reduction, loss_fn, name)
 
+    def _label_ids(self, labels):
+        """The labels as class ids in [0, n_classes), checked (the vocabulary looked up).
+
+        Raises:
+            ValueError: If the labels' dtype does not fit the vocabulary (or its absence).
+        """
+        if self._vocabulary is None:
+            if not labels.dtype.is_integer:
+                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
+            label_ids = labels
+        else:
+            if labels.dtype != tf.string:
+                raise ValueError("Labels dtype should be string if there is a vocabulary. "
+                                 f"Instead got {labels.dtype}")
+            label_ids = self._vocabulary.ids(labels)
+        return checks.check_label_range(label_ids, self._n_classes)
+
     def create_loss(self, features, mode, logits, labels) -> LossSpec:
         """The batch's loss: sparse softmax cross-entropy (or `loss_fn`), weighted and reduced.
 
@@ -219,16 +245,7 @@ class MultiClassHeadV1(_ClassifierV1):
         del mode  # The loss is the same in every mode.
         logits = tf.convert_to_tensor(logits)
         labels = checks.check_dense_labels_match_logits_and_reshape(labels, logits, 1)
-        if self._vocabulary is None:
-            if not labels.dtype.is_integer:
-                raise ValueError(f"Labels dtype should be integer. Instead got {labels.dtype}.")
-            label_ids = labels
-        else:
-            if labels.dtype != tf.string:
-                raise ValueError("Labels dtype should be string if there is a vocabulary. "
-                                 f"Instead got {labels.dtype}")
-            label_ids = self._vocabulary.ids(labels)
-        label_ids = checks.check_label_range(label_ids, self._n_classes)
+        label_ids = self._label_ids(labels)
         unweighted = self._unweighted(
             label_ids, logits, features,
             lambda: tf.expand_dims(tf.compat.v1.losses.sparse_softmax_cross_entropy(
@@ -250,16 +267,23 @@ class MultiClassHeadV1(_ClassifierV1):
         return outputs.classification_export_outputs(
             self._classification_output(predictions), predictions)
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        del labels  # The label ids, as the original.
+        return {"labels": loss_spec.processed_labels,
+                "class_ids": predictions[PredictionKeys.CLASS_IDS],
+                "weights": loss_spec.weights, "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, labels, class_ids, weights, unreduced_loss,
+                         regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
         metrics = tf.compat.v1.metrics
-        weights = loss_spec.weights
         with tf.compat.v1.name_scope(None, "metrics"):
             ops = {
                 MetricKeys.LOSS_MEAN: metrics.mean(
-                    loss_spec.unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN),
+                    unreduced_loss, weights=weights, name=MetricKeys.LOSS_MEAN),
                 MetricKeys.ACCURACY: metrics.accuracy(
-                    loss_spec.processed_labels, predictions[PredictionKeys.CLASS_IDS],
-                    weights=weights, name=MetricKeys.ACCURACY),
+                    labels, class_ids, weights=weights, name=MetricKeys.ACCURACY),
             }
             if regularization_loss is not None:
                 ops[MetricKeys.LOSS_REGULARIZATION] = metrics.mean(
@@ -282,7 +306,7 @@ class RegressionHeadV1(CannedV1Head):
         ValueError: If `label_dimension` is below 1.
     """
 
-    def __init__(self, label_dimension: int = 1, weight_column=None,
+    def __init__(self, label_dimension: int, weight_column=None,
                  loss_reduction: str = _SUM, loss_fn: Optional[Callable] = None,
                  inverse_link_fn: Optional[Callable] = None, name: Optional[str] = None):
         if label_dimension < 1:
@@ -336,14 +360,22 @@ class RegressionHeadV1(CannedV1Head):
         return outputs.regression_export_outputs(
             predictions[PredictionKeys.PREDICTIONS], predictions)
 
-    def _eval_metric_ops(self, predictions, loss_spec, regularization_loss):
+    def _metric_inputs(self, predictions, labels, loss_spec, regularization_loss):
+        # The labels as given, not the processed ones, as the original.
+        return {"predicted_value": predictions[PredictionKeys.PREDICTIONS],
+                "labels": labels, "weights": loss_spec.weights,
+                "unreduced_loss": loss_spec.unreduced_loss,
+                "regularization_loss": regularization_loss}
+
+    def _eval_metric_ops(self, predicted_value, labels, weights, unreduced_loss,
+                         regularization_loss):
+        """The EVAL (value, update_op) metrics, keyed with the head's name."""
         metrics = tf.compat.v1.metrics
-        weights = loss_spec.weights
         ops = {
-            MetricKeys.LOSS_MEAN: metrics.mean(loss_spec.unreduced_loss, weights=weights),
+            MetricKeys.LOSS_MEAN: metrics.mean(unreduced_loss, weights=weights),
             MetricKeys.PREDICTION_MEAN: weighted_mean(
-                predictions[PredictionKeys.PREDICTIONS], weights, MetricKeys.PREDICTION_MEAN),
-            MetricKeys.LABEL_MEAN: metrics.mean(loss_spec.processed_labels, weights=weights),
+                predicted_value, weights, MetricKeys.PREDICTION_MEAN),
+            MetricKeys.LABEL_MEAN: metrics.mean(labels, weights=weights),
         }
         if regularization_loss is not None:
             ops[MetricKeys.LOSS_REGULARIZATION] = metrics.mean(

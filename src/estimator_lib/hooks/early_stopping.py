@@ -6,7 +6,6 @@ chief's decision stops them together.
 """
 
 import collections
-import os
 import time
 from typing import Callable, Dict, Optional
 
@@ -15,6 +14,7 @@ from tensorflow.python.training import training_util
 
 from estimator_lib.distribute import job_shape
 from estimator_lib.graph import restore
+from estimator_lib.hooks.early_stopping_helpers import _summaries
 from estimator_lib.hooks import stop_variable
 # At this module's path too, where the original's name list puts it (experimental.py).
 from estimator_lib.hooks.in_memory_evaluator import InMemoryEvaluatorHook  # noqa: F401
@@ -23,16 +23,15 @@ logging = tf.compat.v1.logging
 
 
 def read_eval_metrics(eval_dir: str) -> "collections.OrderedDict[int, Dict[str, float]]":
-    """Returns {global_step: {metric: value}} from the event files in `eval_dir`, by step."""
+    """Returns {global_step: {metric: value}} from the event files in `eval_dir`, by step.
+
+    The rest of a corrupt event file is skipped with a warning, as the original's.
+    """
     results = collections.defaultdict(dict)
-    if tf.io.gfile.isdir(eval_dir):
-        for name in sorted(tf.io.gfile.listdir(eval_dir)):
-            if "tfevents" not in name:
-                continue
-            for event in tf.compat.v1.train.summary_iterator(os.path.join(eval_dir, name)):
-                for value in event.summary.value:
-                    if value.HasField("simple_value"):
-                        results[event.step][value.tag] = value.simple_value
+    for event in _summaries(eval_dir):
+        for value in event.summary.value:
+            if value.HasField("simple_value"):
+                results[event.step][value.tag] = value.simple_value
     return collections.OrderedDict(sorted(results.items()))
 
 
@@ -54,7 +53,8 @@ class _StopOnPredicateHook(_StepReadingHook):
     Also sets the original's `signal_early_stopping/STOP` variable (stop_variable.py).
     """
 
-    def __init__(self, should_stop_fn, run_every_secs, run_every_steps, model_dir=None):
+    def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None, *,
+                 model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
@@ -78,7 +78,7 @@ class _StopOnPredicateHook(_StepReadingHook):
                 run_context.request_stop()
 
 
-class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
+class _MultiWorkerEarlyStoppingHook(tf.compat.v1.train.SessionRunHook):
     """Every N steps each worker votes; a sum all-reduce stops them all at one step.
 
     Workers of a MultiWorkerMirroredStrategy step together, so one that stopped
@@ -86,7 +86,7 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
     votes' sum is kept in the original's `signal_early_stopping/STOP`.
     """
 
-    def __init__(self, should_stop_fn, run_every_steps, strategy, model_dir=None):
+    def __init__(self, should_stop_fn, run_every_steps=None, *, strategy=None, model_dir=None):
         if not callable(should_stop_fn):
             raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
         self._should_stop_fn = should_stop_fn
@@ -96,15 +96,20 @@ class _MultiWorkerStopHook(tf.compat.v1.train.SessionRunHook):
         self._step = self._vote = self._votes = None
         self._stop_value = self._stop_op = None
 
+    def _get_or_create_stop_var_with_aggregation(self):
+        return stop_variable.get_or_create(self._model_dir)
+
     def begin(self):
-        self._step = training_util._get_or_create_global_step_read()  # pylint: disable=protected-access
+        self._strategy = self._strategy or tf.distribute.get_strategy()
+        # pylint: disable-next=protected-access
+        self._step = training_util._get_or_create_global_step_read()
         self._vote = tf.compat.v1.placeholder(tf.float32, [], name="early_stopping_vote")
         with self._strategy.scope():
             per_replica = self._strategy.extended.call_for_each_replica(
                 lambda: tf.identity(self._vote))
             self._votes = self._strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica,
                                                 axis=None)
-            variable = stop_variable.get_or_create(self._model_dir)
+            variable = self._get_or_create_stop_var_with_aggregation()
             self._stop_value = tf.compat.v1.placeholder(tf.int32, [], name="early_stopping_votes")
             # Every worker assigns the same all-reduced sum to its own copies: no collective.
             self._stop_op = tf.compat.v1.assign(variable, self._stop_value).op
@@ -150,9 +155,17 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         A `SessionRunHook` to pass to `train()` (or a `TrainSpec`'s hooks).
 
     Raises:
+        TypeError: If `estimator` is not an Estimator, or `should_stop_fn` not callable.
         ValueError: If both `run_every_secs` and `run_every_steps` are set, or a multi-worker
             job is given a time cadence.
     """
+    # The Estimator's own layer is above this one: an estimator is told by what it has.
+    if not (hasattr(type(estimator), "train") and hasattr(estimator, "config")
+            and hasattr(estimator, "eval_dir")):
+        raise TypeError("`estimator` must have type `tf.estimator.Estimator`. "
+                        f"Got: {type(estimator)}")
+    if not callable(should_stop_fn):
+        raise TypeError(f"`should_stop_fn` must be callable. Received: {should_stop_fn!r}.")
     if run_every_secs is not None and run_every_steps is not None:
         raise ValueError(
             "Only one of `run_every_secs` and `run_every_steps` may be set. Received: "
@@ -164,10 +177,11 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
                 "Under MultiWorkerMirroredStrategy every worker must decide to stop at the "
                 "same step, which a time cadence cannot give. Pass run_every_secs=None and "
                 f"run_every_steps=N. Received: run_every_secs={run_every_secs}.")
-        return _MultiWorkerStopHook(should_stop_fn, run_every_steps, role.strategy,
-                                    estimator.model_dir)
+        return _MultiWorkerEarlyStoppingHook(should_stop_fn, run_every_steps,
+                                             strategy=role.strategy,
+                                             model_dir=estimator.model_dir)
     return _StopOnPredicateHook(should_stop_fn, run_every_secs, run_every_steps,
-                                estimator.model_dir)
+                                model_dir=estimator.model_dir)
 
 
 def _metric_series(eval_dir, metric_name, min_steps):
@@ -182,8 +196,9 @@ def _metric_series(eval_dir, metric_name, min_steps):
         yield step, metrics[metric_name]
 
 
-def _stop_if_threshold_crossed(estimator, metric_name, threshold, higher, eval_dir,
-                               min_steps, run_every_secs, run_every_steps):
+def _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, higher_is_better,
+                                    eval_dir, min_steps, run_every_secs, run_every_steps):
+    higher = higher_is_better
     eval_dir = eval_dir or estimator.eval_dir()
     word = "higher" if higher else "lower"
 
@@ -224,8 +239,9 @@ def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_st
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_threshold_crossed(estimator, metric_name, threshold, True, eval_dir,
-                                      min_steps, run_every_secs, run_every_steps)
+    return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, True,
+                                           eval_dir, min_steps, run_every_secs,
+                                           run_every_steps)
 
 
 def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0,
@@ -253,12 +269,15 @@ def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_ste
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_threshold_crossed(estimator, metric_name, threshold, False, eval_dir,
-                                      min_steps, run_every_secs, run_every_steps)
+    return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, False,
+                                           eval_dir, min_steps, run_every_secs,
+                                           run_every_steps)
 
 
-def _stop_if_no_metric_improvement(estimator, metric_name, max_steps, increase, eval_dir,
-                                   min_steps, run_every_secs, run_every_steps):
+def _stop_if_no_metric_improvement_hook(estimator, metric_name, max_steps_without_improvement,
+                                        higher_is_better, eval_dir, min_steps, run_every_secs,
+                                        run_every_steps):
+    max_steps, increase = max_steps_without_improvement, higher_is_better
     eval_dir = eval_dir or estimator.eval_dir()
     word = "increase" if increase else "decrease"
 
@@ -304,9 +323,9 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
     """
-    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_increase,
-                                          True, eval_dir, min_steps, run_every_secs,
-                                          run_every_steps)
+    return _stop_if_no_metric_improvement_hook(
+        estimator, metric_name, max_steps_without_increase, True, eval_dir, min_steps,
+        run_every_secs, run_every_steps)
 
 
 def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
@@ -348,9 +367,9 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
         >>> isinstance(hook, estimator_lib.SessionRunHook)
         True
     """
-    return _stop_if_no_metric_improvement(estimator, metric_name, max_steps_without_decrease,
-                                          False, eval_dir, min_steps, run_every_secs,
-                                          run_every_steps)
+    return _stop_if_no_metric_improvement_hook(
+        estimator, metric_name, max_steps_without_decrease, False, eval_dir, min_steps,
+        run_every_secs, run_every_steps)
 
 
 class _StopAtCheckpointStepHook(_StepReadingHook):

@@ -58,12 +58,23 @@ _SUPERVISED = (_L + "export.receivers",
                "SINGLE_LABEL_DEFAULT_NAME SINGLE_RECEIVER_DEFAULT_NAME")
 _SIGNATURES = (_L + "legacy.original_helpers",
                "build_all_signature_defs get_temp_export_dir get_timestamped_export_dir")
-_KERAS_LIB = ((_L + "legacy.keras_lib", "model_to_estimator"),
+_KERAS_LIB = ((_L + "legacy.keras_lib",
+               "model_to_estimator _DEFAULT_SERVING_KEY _cast_tensor_to_floatx _convert_tensor "
+               "_extract_sample_weight_tensors _convert_estimator_io_to_keras "
+               "_clone_and_build_model _convert_keras_metrics_to_estimator"),
               (_L + "keras.cloning", "FormattedKeyError"),
               (_L + "legacy.original_helpers", "standardize_sample_weights"))
 _ESTIMATOR = ((_L + "engine.estimator_v1", "Estimator=EstimatorV1"),
               (_L + "engine.estimator", "EstimatorV2=Estimator"),
               (_L + "graph.warm_starting", "VocabInfo WarmStartSettings"))
+_ESTIMATOR_PRIVATE = (
+    "_VALID_MODEL_FN_ARGS _estimator_api_gauge _canned_estimator_api_gauge "
+    "_assert_members_are_not_overridden _check_checkpoint_available _check_hooks_type "
+    "_check_listeners_type _dict_to_str _get_default_warm_start_settings "
+    "_get_loss_reduce_op_for_reporting _has_dataset_or_queue_runner "
+    "_load_global_step_from_checkpoint_dir _verify_and_create_loss_metric "
+    "_verify_model_fn_args _extract_metric_update_ops _get_replica_device_setter "
+    "_write_dict_to_summary _write_checkpoint_path_to_summary _combine_distributed_scaffold")
 _EXPERIMENTAL = ((_L + "hooks.early_stopping", "InMemoryEvaluatorHook " + _EARLY_STOPPING),
                  (_L + "export.receivers", "build_raw_supervised_input_receiver_fn"),
                  (_L + "core.model_fn", "call_logit_fn"),
@@ -117,7 +128,8 @@ TREE = {
     P[:-1]: (),
     P + "estimator": _ESTIMATOR + ((_L + "legacy.original_helpers",
                                     "create_per_replica_ready_for_local_init_op "
-                                    "maybe_overwrite_model_dir_and_session_config"),),
+                                    "maybe_overwrite_model_dir_and_session_config"),
+                                   (_L + "legacy.estimator_helpers", _ESTIMATOR_PRIVATE)),
     P + "estimator_lib": (  # Exactly the original's re-exports (v1 classes).
         (_L + "canned", _CANNED),
         (_L + "engine.estimator_v1", "Estimator=EstimatorV1"),
@@ -139,10 +151,17 @@ TREE = {
         ("@", f"basic_session_run_hooks={P}hooks.basic_session_run_hooks "
               f"hooks={P}hooks.hooks session_run_hook={P}hooks.session_run_hook "
               f"inputs={P}inputs.inputs export={P}export.export_lib")),
-    P + "early_stopping": ((_L + "hooks.early_stopping", _EARLY_STOPPING),),
+    P + "early_stopping": ((_L + "hooks.early_stopping",
+                            _EARLY_STOPPING + " _StopOnPredicateHook _MultiWorkerEarlyStoppingHook "
+                            "_stop_if_threshold_crossed_hook _stop_if_no_metric_improvement_hook"),
+                           (_L + "hooks.early_stopping_helpers",
+                            "_EVENT_FILE_GLOB_PATTERN _get_or_create_stop_var _CheckForStoppingHook "
+                            "_summaries")),
     P + "estimator_export": _L + "legacy.estimator_export",
     P + "exporter": ((_L + "export.exporters",
-                      "Exporter LatestExporter FinalExporter BestExporter"),),
+                      "Exporter LatestExporter FinalExporter BestExporter"),
+                     (_L + "legacy.export_helpers",
+                      "_SavedModelExporter _loss_smaller _verify_compare_fn_args")),
     P + "extenders": _L + "engine.extenders",
     P + "gc": _L + "legacy.export_gc",
     P + "keras": _KERAS_LIB,
@@ -150,13 +169,37 @@ TREE = {
     P + "mode_keys": ((_L + "core.model_fn", "ModeKeys"),),
     P + "model_fn": ((_L + "core.model_fn",
                       "EstimatorSpec ModeKeys call_logit_fn verify_model_fn_args"),
+                     (_L + "core.tpu_spec", "_TPUEstimatorSpec=TPUEstimatorSpecBase"),
+                     (_L + "legacy.model_fn_helpers",
+                      "_VALID_MODEL_FN_ARGS _default_graph_error_message_template "
+                      "_check_is_tensor _check_is_tensor_or_operation "
+                      "_update_variable_collection _validate_estimator_spec_export_outputs "
+                      "_validate_estimator_spec_hooks _validate_estimator_spec_loss "
+                      "_validate_estimator_spec_predictions _validate_estimator_spec_train_op "
+                      "_validate_eval_metric_ops _validate_scaffold"),
                      (_L + "legacy.original_helpers", "LOSS_METRIC_KEY AVERAGE_LOSS_METRIC_KEY")),
     P + "run_config": ((_L + "core.run_config", "RunConfig TaskType"),
-                       (_L + "legacy.original_helpers", "get_default_session_config path_to_str")),
-    P + "training": ((_L + "engine.train_eval", "TrainSpec EvalSpec train_and_evaluate"),),
+                       (_L + "legacy.original_helpers", "get_default_session_config path_to_str"),
+                       (_L + "legacy.run_config_helpers",
+                        "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST "
+                        "_SAVE_CKPT_ERR _TF_CONFIG_ENV _TASK_ENV_KEY _TASK_TYPE_KEY _TASK_ID_KEY "
+                        "_CLUSTER_KEY _SERVICE_KEY _SESSION_MASTER_KEY _EVAL_SESSION_MASTER_KEY "
+                        "_MODEL_DIR_KEY _LOCAL_MASTER _GRPC_SCHEME _get_session_master "
+                        "_get_eval_session_master _count_ps _count_worker "
+                        "_get_global_id_in_cluster _get_model_dir _validate_service "
+                        "_validate_task_type_and_task_id _validate_save_ckpt_with_replaced_keys "
+                        "_validate_properties")),
+    P + "training": ((_L + "engine.train_eval", "TrainSpec EvalSpec train_and_evaluate"),
+                     (_L + "legacy.training_helpers",
+                      "_MAX_DELAY_SECS _DELAY_SECS_PER_WORKER _TF_CONFIG_ENV _ENVIRONMENT_KEY "
+                      "_ENVIRONMENT_GOOGLE_VALUE _TRAINER_JOBS _validate_exporters "
+                      "_validate_input_fn _validate_hooks _validate_saving_listeners "
+                      "_is_google_env _assert_eval_spec _StopAtSecsHook _EvalStatus _EvalResult "
+                      "_ContinuousEvalListener")),
     P + "util": ((_L + "legacy.original_helpers",
                   "fn_args MAX_DIRECTORY_CREATION_ATTEMPTS parse_input_fn_result "
                   "parse_iterator_result DistributedIteratorInitializerHook"),
+                 (_L + "legacy.input_helpers", "_DatasetInitializerHook"),
                  (_L + "tpu.host_helpers", "MultiHostDatasetInitializerHook")),
     P + "warm_starting_util": _ESTIMATOR,
     # ---------------------------------------------------- canned/
@@ -188,7 +231,10 @@ TREE = {
         "saved_model_utils", "state_management")},
     # ---------------------------------------------------- export/, head/, hooks/, inputs/
     P + "export": ((_L + "export", _RECEIVERS + " " + _EXPORT_OUTPUTS),),
-    P + "export.export": ((_L + "export", _RECEIVERS), _SUPERVISED, _SIGNATURES),
+    P + "export.export": ((_L + "export", _RECEIVERS), _SUPERVISED, _SIGNATURES,
+                          (_L + "legacy.export_helpers",
+                           "_SINGLE_TENSOR_DEFAULT_NAMES _check_tensor _check_tensor_key "
+                           "_placeholder_from_tensor _placeholders_from_receiver_tensors_dict")),
     P + "export.export_lib": (
         (_L + "export", _RECEIVERS + " " + _EXPORT_OUTPUTS), _SUPERVISED, _SIGNATURES,
         (_L + "legacy.original_helpers", "TrainOutput EXPORT_TAG_MAP SIGNATURE_KEY_MAP "
@@ -204,13 +250,18 @@ TREE = {
     P + "hooks.basic_session_run_hooks": ((_L + "hooks", _BASIC_HOOKS),),
     P + "hooks.fake_summary_writer": _L + "legacy.fake_summary_writer",
     P + "hooks.hooks": ((_L + "hooks.early_stopping",
-                         "InMemoryEvaluatorHook make_stop_at_checkpoint_step_hook"),),
+                         "InMemoryEvaluatorHook make_stop_at_checkpoint_step_hook "
+                         "_StopAtCheckpointStepHook"),),
     P + "hooks.session_run_hook": ((_L + "hooks", _SESSION_RUN_HOOK),),
     P + "inputs": (_INPUTS,),
     P + "inputs.inputs": (_INPUTS,),
-    P + "inputs.numpy_io": ((_L + "legacy.numpy_io", "numpy_input_fn"),),
+    P + "inputs.numpy_io": ((_L + "legacy.numpy_io", "numpy_input_fn"),
+                            (_L + "legacy.input_helpers",
+                             "_TARGET_KEY _get_unique_target_key _validate_and_convert_features")),
     P + "inputs.pandas_io": ((_L + "legacy.numpy_io", "pandas_input_fn"),
-                             (_L + "legacy.original_helpers", "HAS_PANDAS")),
+                             (_L + "legacy.original_helpers", "HAS_PANDAS"),
+                             (_L + "legacy.input_helpers",
+                              "_get_unique_target_key=_pandas_unique_target_key")),
     P + "inputs.queues": (),
     P + "inputs.queues.feeding_functions": ((_L + "legacy.original_helpers", "HAS_PANDAS"),),
     P + "inputs.queues.feeding_queue_runner": (),

@@ -5,20 +5,15 @@ as the model (no outfeed): the functions are called on the tensors as given, the
 metric ops become `eval_metric_ops`, and the host call's ops run with every step.
 """
 
-import collections
-
 import tensorflow as tf
 from tensorflow.python.util import function_utils
 from tensorflow.python.util import tf_inspect
 
 from estimator_lib.core.model_fn import EstimatorSpec
+from estimator_lib.core.tpu_spec import TPUEstimatorSpecBase
 
 # Graph collection holding the initializers of tf.summary (v2) writers made in a graph.
 _SUMMARY_WRITER_INIT_COLLECTION = "_SUMMARY_WRITER_V2"
-
-_SPEC_FIELDS = [
-    "mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs",
-    "scaffold_fn", "host_call", "training_hooks", "evaluation_hooks", "prediction_hooks"]
 
 
 def validate_host_calls(host_calls: dict) -> None:
@@ -111,7 +106,7 @@ class HostCallHook(tf.compat.v1.train.SessionRunHook):
         session.run(self._flush_ops)
 
 
-class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _SPEC_FIELDS)):
+class TPUEstimatorSpec(TPUEstimatorSpecBase):
     """Ops and objects a TPUEstimator `model_fn` returns (tf.compat.v1.estimator.tpu).
 
     `mode`, `predictions`, `loss`, `train_op` and `export_outputs` are as in
@@ -120,7 +115,10 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", _SPEC_FIELDS))
     `{name: (value_op, update_op)}`. `host_call` is `(fn, tensors)` likewise; its
     returned ops run with every step. `scaffold_fn` returns a Scaffold; it is called
     after the model_fn, so `init_from_checkpoint` inside it sees the model's variables.
+    As the original's, a subclass of `model_fn._TPUEstimatorSpec` (core/tpu_spec.py).
     """
+
+    __slots__ = ()
 
     def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metrics=None,
                 export_outputs=None, scaffold_fn=None, host_call=None, training_hooks=None,

@@ -99,6 +99,29 @@ class V1HeadsTest(tf.test.TestCase):
                 sess.run(spec.train_op)
                 self.assertEqual(1, sess.run(global_step))
 
+    def test_eval_metric_ops_takes_the_originals_keywords(self):
+        # A library's head extends the v1 head's metrics by calling _eval_metric_ops with
+        # the original's keywords; the EVAL spec is made with its result.
+        calls = []
+
+        class Extended(type(make_v1_head(3))):
+            def _eval_metric_ops(self, labels, class_ids, weights, unreduced_loss,
+                                 regularization_loss):
+                calls.append(labels.shape.as_list())
+                ops = super()._eval_metric_ops(
+                    labels=labels, class_ids=class_ids, weights=weights,
+                    unreduced_loss=unreduced_loss, regularization_loss=regularization_loss)
+                ops["extra"] = tf.compat.v1.metrics.mean(unreduced_loss)
+                return ops
+
+        with tf.Graph().as_default():
+            spec = Extended(3).create_estimator_spec(
+                features={}, mode=ModeKeys.EVAL, logits=tf.constant(LOGITS_3[:2]),
+                labels=tf.constant([[0], [2]]))
+        self.assertEqual(calls, [[2, 1]])
+        self.assertIn("extra", spec.eval_metric_ops)
+        self.assertIn("accuracy", spec.eval_metric_ops)
+
     def test_bad_arguments(self):
         with self.assertRaisesRegex(ValueError, "n_classes must be > 2"):
             make_v1_head(1)

@@ -33,7 +33,15 @@ _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         # The Estimator's hook points, called on the owner (graph/model_graph.GraphOwner).
         ("graph/inputs.py", "_call_input_fn"),
         ("graph/inputs.py", "_get_features_from_input_fn"),
-        ("graph/inputs.py", "_get_features_and_labels_from_input_fn")}
+        ("graph/inputs.py", "_get_features_and_labels_from_input_fn"),
+        # The original canned modules' private helpers, under their names: ours, reached
+        # on call (those modules import this one).
+        ("canned/original_helpers.py", "_create_tpu_estimator_spec"),  # a head's TPU spec
+        ("canned/original_helpers.py", "_dnn_linear_combined_model_fn"),
+        ("canned/original_helpers.py", "_weight_column_key"),
+        ("canned/original_helpers.py", "_batch_size_and_checks"),
+        ("canned/original_helpers.py", "_baseline_logits_v1"),
+        ("canned/original_helpers.py", "_baseline_logits_v2")}
 
 
 # Attribute writes (outside tf_internals/) to objects that are the library's own, not

@@ -65,8 +65,7 @@ class ShardedMutableDenseHashTable:
             keys = tf.reshape(tf.slice(keys, [0, 0], [-1, 1]), [-1])
         return tf.cast(tf.math.floormod(tf.math.abs(keys), self._num_shards), tf.int32)
 
-    @staticmethod
-    def _check_keys(keys: tf.Tensor) -> None:
+    def _check_keys(self, keys: tf.Tensor) -> None:  # pylint: disable=no-self-use
         if keys.shape.ndims not in (1, 2):
             raise ValueError(f"Expected a vector or matrix for keys, got {keys.shape}.")
 
