@@ -105,10 +105,12 @@ for release in "${releases[@]}"; do
         continue
     fi
     installed="$(versions "$venv")"
-    nice "$venv/bin/python" -m pytest --quick -q -rf -p no:cacheprovider \
-        "${pytest_args[@]}" >> "$log" 2>&1
+    # Wall time and CPU time (pytest and its xdist workers): what CI's budget is sized by.
+    TIMEFORMAT="%0R s wall, %0U+%0S s CPU"
+    { time nice "$venv/bin/python" -m pytest --quick -q -rf -p no:cacheprovider \
+        "${pytest_args[@]}" >> "$log" 2>&1; } 2> "${log%.log}.time"
     status=$?
-    result="quick: $(summary "$log")"
+    result="quick: $(summary "$log") [$(cat "${log%.log}.time")]"
     if [ -n "${EXTRA:-}" ]; then
         read -r -a extra <<< "$EXTRA"
         nice "$venv/bin/python" -m pytest -q -rf -p no:cacheprovider "${pytest_args[@]}" \
