@@ -9,10 +9,11 @@ not reach, and on a machine without a GPU the first device listing logs
 error" before anything of theirs. TF 2.16-2.20 write some of those lines in their own
 timestamped format (`2026-12-02 05:18:39.877407: E ...cuda_driver.cc:152] failed call
 to cuInit`), and 2.16-2.18 add "Unable to register cuFFT/cuDNN/cuBLAS factory" errors
-(a CUDA plugin registered twice, on every machine): hidden too. So `load_tensorflow` imports TensorFlow and lists the
-GPUs with stderr (file descriptor 2) captured, then passes on what was written less
-those lines. The cuInit line is kept where NVIDIA device files exist (/dev/nvidia0...):
-there a failed cuInit is a real problem (a driver that does not load).
+(a CUDA plugin registered twice, on every machine): hidden too. So `load_tensorflow`
+imports TensorFlow and lists the GPUs with stderr (file descriptor 2) captured, then
+passes on what was written less those lines. The cuInit line is kept where NVIDIA
+device files exist (/dev/nvidia0...): there a failed cuInit is a real problem (a driver
+that does not load).
 """
 
 import glob
