@@ -49,7 +49,7 @@ def profile_files(output_dir: str) -> List[str]:
 
 
 def converter_module() -> Optional[str]:
-    """The module whose `xspace_to_tools_data` converts profiles here, or None."""
+    """Returns the module whose `xspace_to_tools_data` converts profiles here, or None."""
     return getattr(_converter, "__name__", None)
 
 

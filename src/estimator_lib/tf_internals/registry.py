@@ -54,7 +54,7 @@ class Private:
     until: Optional[str] = None  # The last one that has it; None: every later one.
 
     def on(self, version: str) -> bool:
-        """Whether TensorFlow `version` ("2.18.1", "2.23.0-dev20261026") has this private."""
+        """Says whether TensorFlow `version` ("2.18.1", "2.23.0-dev...") has this private."""
         release = versions.minor(version)
         return versions.minor(self.since) <= release and (
             self.until is None or release <= versions.minor(self.until))

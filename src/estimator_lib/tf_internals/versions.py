@@ -11,7 +11,7 @@ from typing import Tuple
 
 
 def minor(version: str) -> Tuple[int, int]:
-    """(major, minor) of a version string: "2.18.1" and "2.23.0-dev20261026" alike.
+    """Returns (major, minor) of a version string: "2.18.1", "2.23.0-dev20261026" alike.
 
     Raises:
         ValueError: If `version` does not start with `major.minor`.
