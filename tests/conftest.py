@@ -5,7 +5,8 @@ initialises its runtime, so it happens here, at collection time: in each of
 pytest-xdist's worker processes (setup.cfg's `-n 2`), or in pytest's own with `-n 0`.
 
 `pytest --quick` runs the representative subset listed in tests/quick.txt (what CI
-runs on Python 3.13, and tools/try_tf_nightly.sh on TensorFlow's nightly).
+runs on TensorFlow 2.16 and on Python 3.13, and tools/test_tf_versions.sh on every
+TensorFlow 2.16-2.21 and the nightly).
 """
 
 import os

@@ -2,7 +2,8 @@
 
 Under --quick, tests/conftest.py already fails on an entry that selects no test; this
 checks the list without running it: every entry names a test file (and class) that
-exists, and .ci/run runs README's test command and then the subset on Python 3.13.
+exists, and .ci/run runs README's test command, and the subset on TensorFlow 2.16 and on
+Python 3.13.
 """
 
 import ast
@@ -40,7 +41,7 @@ class QuickSubsetTest(unittest.TestCase):
             self.assertEqual(conftest.quick_entries(path),
                              ["tests/a_test.py", "tests/b_test.py::C"])
 
-    def test_ci_runs_readmes_test_command_then_the_subset_on_python_3_13(self):
+    def test_ci_runs_readmes_test_command_and_the_subset_on_tf_2_16_and_python_3_13(self):
         with open(os.path.join(_ROOT, "README.md")) as f:
             readme = f.read()
         with open(os.path.join(_ROOT, ".ci", "run")) as f:
@@ -50,6 +51,9 @@ class QuickSubsetTest(unittest.TestCase):
         self.assertIn("    " + command + "\n", readme)
         self.assertIn(command, [line.split(" || ")[0] for line in ci])
         self.assertTrue(any(".venv313/bin/python -m pytest --quick" in line for line in ci), ci)
+        self.assertTrue(any(".venv216/bin/python -m pytest --quick" in line for line in ci), ci)
+        self.assertTrue(any('"tensorflow==2.16.*" "tf-keras==2.16.*"' in line for line in ci),
+                        ci)
 
 
 if __name__ == "__main__":

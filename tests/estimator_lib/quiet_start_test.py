@@ -15,7 +15,37 @@ _CUINIT = ("E0000 00:00:1795658448.092569   26216 cuda_platform.cc:52] failed ca
            "cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)")
 
 
+# TF 2.16-2.20's own timestamped format (this one: 2.18.1).
+_CUINIT_TIMESTAMPED = (
+    "2026-12-02 05:18:39.877407: E external/local_xla/xla/stream_executor/cuda/"
+    "cuda_driver.cc:152] failed call to cuInit: INTERNAL: CUDA error: Failed call to "
+    "cuInit: UNKNOWN ERROR (303)")
+# Written by TF 2.16-2.18 on every machine, TF_CPP_MIN_LOG_LEVEL=2 or not (2.16.2, 2.18.1).
+_FACTORY_LINES = (
+    "2026-12-02 05:18:03.133440: E external/local_xla/xla/stream_executor/cuda/"
+    "cuda_fft.cc:479] Unable to register cuFFT factory: Attempting to register factory "
+    "for plugin cuFFT when one has already been registered",
+    "2026-12-02 05:18:03.187149: E external/local_xla/xla/stream_executor/cuda/"
+    "cuda_dnn.cc:10575] Unable to register cuDNN factory: Attempting to register factory "
+    "for plugin cuDNN when one has already been registered",
+    "E0000 00:00:1796188708.841915   31478 cuda_blas.cc:1418] Unable to register cuBLAS "
+    "factory: Attempting to register factory for plugin cuBLAS when one has already been "
+    "registered")
+
+
 class QuietStartTest(unittest.TestCase):
+
+    def test_the_start_up_lines_of_tf_2_16_to_2_20_are_noise(self):
+        for line in _FACTORY_LINES + (
+                "2026-12-02 05:09:27.826409: I tensorflow/core/util/port.cc:113] oneDNN "
+                "custom operations are on.",
+                "2026-12-02 05:09:31.297924: W tensorflow/compiler/tf2tensorrt/utils/"
+                "py_utils.cc:38] TF-TRT Warning: Could not find TensorRT"):
+            self.assertTrue(quiet_start.is_start_up_noise(line, gpu_expected=True), line)
+        self.assertTrue(quiet_start.is_start_up_noise(_CUINIT_TIMESTAMPED, gpu_expected=False))
+        self.assertFalse(quiet_start.is_start_up_noise(_CUINIT_TIMESTAMPED, gpu_expected=True))
+        self.assertFalse(quiet_start.is_start_up_noise(
+            "2026-12-02 05:18:03.133440: E some_op.cc:9] a real failure", gpu_expected=False))
 
     def test_start_up_lines_are_noise(self):
         for line in (

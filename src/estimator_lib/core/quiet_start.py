@@ -6,10 +6,14 @@ lines (`I0000 ... cudart_stub.cc ... Could not find cuda drivers`, the CPU-featu
 note) through absl before absl's log is initialised, where TF_CPP_MIN_LOG_LEVEL does
 not reach, and on a machine without a GPU the first device listing logs
 `E0000 ... failed call to cuInit: ... CUDA error`. A user reads "ERROR" and "CUDA
-error" before anything of theirs. So `load_tensorflow` imports TensorFlow and lists the
-GPUs with stderr (file descriptor 2) captured, then passes on what was written less
-those lines. The cuInit line is kept where NVIDIA device files exist (/dev/nvidia0...):
-there a failed cuInit is a real problem (a driver that does not load).
+error" before anything of theirs. TF 2.16-2.20 write some of those lines in their own
+timestamped format (`2026-12-02 05:18:39.877407: E ...cuda_driver.cc:152] failed call
+to cuInit`), and 2.16-2.18 add "Unable to register cuFFT/cuDNN/cuBLAS factory" errors
+(a CUDA plugin registered twice, on every machine): hidden too. So `load_tensorflow`
+imports TensorFlow and lists the GPUs with stderr (file descriptor 2) captured, then
+passes on what was written less those lines. The cuInit line is kept where NVIDIA
+device files exist (/dev/nvidia0...): there a failed cuInit is a real problem (a driver
+that does not load).
 """
 
 import glob
@@ -23,10 +27,19 @@ from estimator_lib.core import environment
 
 # TF_CPP_MIN_LOG_LEVEL set by an entry point: C++ warnings and info hidden, errors kept.
 ENTRY_POINT_TF_CPP_LOG_LEVEL = "2"
+# A C++ log line's start: absl's `E0000 00:00:1795658448.092569   26216 file.cc:52] `
+# (2.18+), or TensorFlow's own `2026-12-02 05:18:03.133440: E path/file.cc:479] `
+# (2.16-2.20); then the severity.
+_TIMESTAMP = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: "
 _START_UP_NOISE = re.compile(
     r"^(WARNING: All log messages before absl::InitializeLog\(\)|[IW]\d{4} "
-    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate)")
-_NO_GPU_NOISE = re.compile(r"^E\d{4} .*failed call to cuInit")
+    rf"|{_TIMESTAMP}[IW] "
+    r"|To enable the following instructions:|.*rebuild TensorFlow with the appropriate"
+    # 2.16-2.18: XLA's and TensorFlow's CUDA plugins both register, GPU or not.
+    rf"|(E\d{{4}} |{_TIMESTAMP}E ).*Unable to register cu(FFT|DNN|BLAS) factory: "
+    r"Attempting to register factory for plugin cu(FFT|DNN|BLAS) when one has already "
+    r"been registered$)")
+_NO_GPU_NOISE = re.compile(rf"^(E\d{{4}} |{_TIMESTAMP}E ).*failed call to cuInit")
 
 
 def nvidia_devices_present() -> bool:

@@ -27,10 +27,13 @@ from tensorflow.python.profiler import profiler_v2
 
 from estimator_lib.hooks import throughput
 
-try:  # The converter TensorBoard's profile plugin calls; not a public API.
-    from tensorflow.python.profiler.internal import _pywrap_profiler_plugin
-except ImportError:  # pragma: no cover
-    _pywrap_profiler_plugin = None
+try:  # The converter TensorBoard's profile plugin calls; not a public API. TF 2.19+:
+    from tensorflow.python.profiler.internal import _pywrap_profiler_plugin as _converter
+except ImportError:  # TF 2.16-2.18 keep the same function here (tf_internals/registry.py).
+    try:
+        from tensorflow.python.profiler.internal import _pywrap_profiler as _converter
+    except ImportError:  # pragma: no cover
+        _converter = None
 
 logging = tf.compat.v1.logging
 
@@ -45,17 +48,22 @@ def profile_files(output_dir: str) -> List[str]:
     return sorted(glob.glob(os.path.join(output_dir, "plugins", "profile", "*", "*.xplane.pb")))
 
 
+def converter_module() -> Optional[str]:
+    """Returns the module whose `xspace_to_tools_data` converts profiles here, or None."""
+    return getattr(_converter, "__name__", None)
+
+
 def xplane_to_chrome_trace(xplane_paths: List[str]) -> Optional[bytes]:
     """The Chrome-trace JSON of profiles, as TensorBoard's trace viewer converts them.
 
     Returns None when this TensorFlow build lacks the converter.
     """
-    if _pywrap_profiler_plugin is None:
+    convert = getattr(_converter, "xspace_to_tools_data", None)
+    if convert is None:
         logging.warning("This TensorFlow has no profile converter; no Chrome trace written.")
         return None
     try:
-        data, ok = _pywrap_profiler_plugin.xspace_to_tools_data(
-            list(xplane_paths), "trace_viewer@", {})
+        data, ok = convert(list(xplane_paths), "trace_viewer@", {})
     except (AttributeError, TypeError, RuntimeError, ValueError) as e:
         logging.warning("Could not convert the profile to a Chrome trace: %s", e)
         return None

@@ -19,13 +19,21 @@ fails there with one line naming the TensorFlow version and every missing name, 
 deep inside training. INSTANCE entries are attributes set on instances (not visible on
 the class); the tests that exercise their users check them.
 
-Every entry exists in TensorFlow 2.15 (the original's) and 2.21 (tested) unless its
-`since` says otherwise.
+Every entry exists in TensorFlow 2.15 (the original's) through 2.21 (every release
+tested: README, "Python and TensorFlow versions") unless its `since` (the first release
+that has it) or `until` (the last) says otherwise; `check()` and `missing()` ask only for
+the entries of the running release. A private that moved has one entry per place, with
+ranges that meet (an alternative: `_pywrap_profiler` until 2.18, `_pywrap_profiler_plugin`
+since 2.19), and its user imports whichever the release has. `check()` also refuses a
+tf_keras whose minor version is not TensorFlow's: tf_keras X.Y is built against
+TensorFlow X.Y's internals.
 """
 
 import dataclasses
 import importlib
 from typing import List, Optional, Tuple
+
+from estimator_lib.tf_internals import versions
 
 IMPORT = "import"  # Resolved by check(): a module, or a module/class attribute.
 INSTANCE = "instance"  # An attribute of instances: checked by its users' tests.
@@ -42,7 +50,14 @@ class Private:
     why: str
     check: str = IMPORT
     writes: bool = False  # True when estimator_lib assigns or mutates it.
-    since: str = "2.15"
+    since: str = "2.15"  # The first TensorFlow release that has it ("2.19").
+    until: Optional[str] = None  # The last one that has it; None: every later one.
+
+    def on(self, version: str) -> bool:
+        """Says whether TensorFlow `version` ("2.18.1", "2.23.0-dev...") has this private."""
+        release = versions.minor(version)
+        return versions.minor(self.since) <= release and (
+            self.until is None or release <= versions.minor(self.until))
 
     @property
     def name(self) -> str:
@@ -215,8 +230,13 @@ PRIVATES: List[Private] = [
        "whether a profiler session is already running"),
     _p(_TF + "profiler.profiler_v2", "_profiler", "hooks/profiler.py",
        "as profiler_v2", check=INSTANCE),
-    _p(_TF + "profiler.internal._pywrap_profiler_plugin", None, "hooks/profiler.py",
-       "writes the profile TensorBoard's plugin reads"),
+    # The Chrome-trace converter TensorBoard's profile plugin calls: one function, moved.
+    _p(_TF + "profiler.internal._pywrap_profiler", "xspace_to_tools_data",
+       "hooks/profiler.py", "the profile's Chrome trace (where 2.15-2.18 keep the converter)",
+       until="2.18"),
+    _p(_TF + "profiler.internal._pywrap_profiler_plugin", "xspace_to_tools_data",
+       "hooks/profiler.py", "the profile's Chrome trace (where 2.19+ keep the converter)",
+       since="2.19"),
     # ------------------------------------------------------------ RNN, SavedModelEstimator
     _p(_FC + "sequence_feature_column", "concatenate_context_input", "canned/rnn.py",
        "context features joined to each sequence step, as the original's RNN"),
@@ -376,10 +396,14 @@ def _resolve(private: Private):
         target = getattr(target, part)
 
 
-def missing() -> List[str]:
-    """The names of the IMPORT entries this TensorFlow lacks."""
+def missing(version: Optional[str] = None) -> List[str]:
+    """The names of the IMPORT entries TensorFlow `version` (default: this one) has,
+    according to their `since`/`until`, that this process cannot resolve."""
+    version = version or versions.tensorflow_version()
     absent = []
     for private in PRIVATES:
+        if not private.on(version):
+            continue
         try:
             _resolve(private)
         except (ImportError, AttributeError):
@@ -388,19 +412,15 @@ def missing() -> List[str]:
 
 
 def check() -> None:
-    """Raises ImportError, in one line, if this TensorFlow lacks a private we need."""
-    absent = missing()
+    """Raises ImportError, in one line, if tf_keras' minor version is not TensorFlow's,
+    or if this TensorFlow lacks a private we need."""
+    version = versions.tensorflow_version()
+    versions.check_keras_matches(version, versions.tf_keras_version())
+    absent = missing(version)
     if absent:
-        import tensorflow as tf  # pylint: disable=import-outside-toplevel
         raise ImportError(
-            f"estimator_lib needs TensorFlow internals that TensorFlow {tf.__version__} "
-            f"(tf_keras {_tf_keras_version()}) no longer has: {', '.join(absent)}. "
-            "estimator_lib is tested on TensorFlow 2.21; install tensorflow==2.21.* and "
-            "tf-keras==2.21.*, or report this with the version.")
-
-
-def _tf_keras_version() -> str:
-    try:
-        return importlib.import_module("tf_keras").__version__
-    except (ImportError, AttributeError):
-        return "?"
+            f"estimator_lib needs TensorFlow internals that TensorFlow {version} "
+            f"(tf_keras {versions.tf_keras_version()}) does not have: {', '.join(absent)}. "
+            "estimator_lib is tested on TensorFlow 2.16 to 2.21; install one of them "
+            "(e.g. tensorflow==2.21.* and tf-keras==2.21.*), or report this with the "
+            "version.")

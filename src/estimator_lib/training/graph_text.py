@@ -16,7 +16,12 @@ right here:
 
 Where either rule might not hold (a field name the schema uses for a float and for
 something else, text that is not ASCII, a protobuf runtime other than upb), the Python
-printer writes the file, as before.
+printer writes the file, as before. Nor are those two the only differences on every
+protobuf TensorFlow 2.16-2.21 allow: upb's printer of protobuf 5.29 (TF 2.18/2.19)
+leaves `'`, `"` and `\\` in strings unescaped, and 4.25's (TF 2.16/2.17) orders some
+fields differently. So on first use a small probe GraphDef holding every kind of field
+and every awkward character (`_probe_graph_def`) is printed both ways, and the C
+printer is used only where the bytes are equal (docs/versions.md says where).
 
 Long bytes are the C printer's slow part: a graph that holds its input's arrays as
 constants (16,384 labels: a 655 KB `tensor_content`, 3.7 MB of text) spends most of
@@ -108,7 +113,7 @@ class _Schema:
                 below = (value_type.full_name
                          if value_type is not None and value_type.full_name in holds else None)
                 if is_map or below:
-                    walks.append((field.name, is_map, field.is_repeated, below))
+                    walks.append((field.name, is_map, _repeated(field), below))
             self._walks[name] = walks
 
     def sort_maps(self, message, type_name):
@@ -129,6 +134,14 @@ class _Schema:
                         self.sort_maps(value, below)
             elif message.HasField(name):
                 self.sort_maps(getattr(message, name), below)
+
+
+def _repeated(field) -> bool:
+    # `is_repeated` is protobuf 6+'s (7 dropped `label`); 4.25 and 5.29 have `label` only.
+    is_repeated = getattr(field, "is_repeated", None)
+    if is_repeated is not None:
+        return bool(is_repeated)
+    return field.label == descriptor.FieldDescriptor.LABEL_REPEATED
 
 
 def _is_map(field) -> bool:
@@ -161,10 +174,75 @@ def _byte_escapes() -> List[str]:
 
 @functools.lru_cache(maxsize=None)
 def _schema() -> Optional[_Schema]:
+    """The schema for the C printer's path, or None where the Python printer must print:
+    another runtime than upb, or a printer whose text of the probe is not the Python
+    printer's."""
     if api_implementation.Type() != "upb":  # Only upb's printer is compared here.
         return None
     schema = _Schema()
-    return schema if schema.usable else None
+    if not schema.usable:
+        return None
+    probe = _probe_graph_def()
+    if _c_printer_text(probe, schema) != text_format.MessageToString(probe):
+        return None
+    return schema
+
+
+# A GraphDef with every kind of field a GraphDef's text holds: strings and bytes with
+# quotes, backslashes and control bytes, ints, bools, enums, floats, doubles, maps in
+# maps, integer-keyed maps, oneofs, repeated fields, a function library (whose field
+# number, 2, is below `versions`' 4 though declared after it); keys out of order.
+_AWKWARD = r'"\'q\"\\ \n\t\r\000\177\200\377?"'
+_PROBE_TEXT = f"""
+node {{
+  name: "a'\\"b\\\\c" op: "Const" input: "x'\\"\\\\" input: "^y" device: "/cpu:0"
+  attr {{ key: "s" value {{ s: {_AWKWARD} }} }}
+  attr {{ key: "i" value {{ i: -3 }} }}
+  attr {{ key: "f" value {{ f: 0.1 }} }}
+  attr {{ key: "b" value {{ b: true }} }}
+  attr {{ key: "type" value {{ type: DT_STRING }} }}
+  attr {{ key: "shape" value {{ shape {{ dim {{ size: -1 name: "n'\\"" }} }} }} }}
+  attr {{ key: "placeholder" value {{ placeholder: "T" }} }}
+  attr {{ key: "value" value {{ tensor {{
+    dtype: DT_FLOAT tensor_shape {{ dim {{ size: 2 }} }} tensor_content: {_AWKWARD}
+    float_val: 0.1 float_val: 1 float_val: nan float_val: -inf float_val: 1e-45
+    double_val: 0.3333333333333333 double_val: -0.0 half_val: 15360
+    string_val: {_AWKWARD} string_val: "float_val: 1" }} }} }}
+  attr {{ key: "list" value {{ list {{
+    s: {_AWKWARD} s: "" i: 0 i: -1 f: 0.27216554 f: 16777217 b: true b: false
+    type: DT_FLOAT type: DT_INT32 shape {{ unknown_rank: true }}
+    tensor {{ dtype: DT_INT64 int64_val: -1 int64_val: 1099511627776 }}
+    func {{ name: "f" attr {{ key: "k" value {{ s: {_AWKWARD} }} }} }} }} }} }}
+  attr {{ key: "func" value {{ func {{ name: "f"
+    attr {{ key: "z" value {{ i: 1 }} }}
+    attr {{ key: "m" value {{ func {{ attr {{ key: "y" value {{ f: 0.9 }} }} }} }} }}
+    attr {{ key: "a" value {{ s: {_AWKWARD} }} }} }} }} }}
+  experimental_debug_info {{ original_node_names: "o'\\"" }}
+}}
+versions {{ producer: 1 bad_consumers: 2 }}
+library {{
+  function {{
+    signature {{ name: "f" input_arg {{ name: "a" type: DT_FLOAT }} }}
+    node_def {{ name: "n" op: "Const" }}
+    ret {{ key: "r" value: "a'\\":0" }}
+    ret {{ key: "b" value: "a" }}
+    arg_attr {{ key: 1 value {{ attr {{ key: "_x" value {{ s: {_AWKWARD} }} }} }} }}
+    arg_attr {{ key: 0 value {{ attr {{ key: "_y" value {{ b: true }} }} }} }}
+    resource_arg_unique_id {{ key: 3 value: 1 }}
+    resource_arg_unique_id {{ key: 1 value: 2 }}
+  }}
+  gradient {{ function_name: "f" gradient_func: "g" }}
+}}
+"""
+
+
+def _probe_graph_def():
+    """The probe GraphDef (`_PROBE_TEXT`), with a tensor_content long enough to be
+    escaped after printing (every byte value)."""
+    graph_def = text_format.Parse(_PROBE_TEXT, tf.compat.v1.GraphDef())
+    tensor = graph_def.library.function[0].node_def[0].attr["value"].tensor
+    tensor.tensor_content = bytes(range(256)) * (_LIFT_BYTES // 256)
+    return graph_def
 
 
 def _python_number(name: str, text: str, double_names) -> str:
@@ -188,6 +266,13 @@ def graph_text(graph_def) -> str:
     schema = _schema()
     if schema is None or not hasattr(graph_def, "SerializeToString"):
         return text_format.MessageToString(graph_def)
+    text = _c_printer_text(graph_def, schema)
+    return text_format.MessageToString(graph_def) if text is None else text
+
+
+def _c_printer_text(graph_def, schema: _Schema) -> Optional[str]:
+    """The C printer's text of `graph_def`, put right (module docstring); None where
+    it cannot be shown equal to the Python printer's."""
     mirror = schema.graph_def_class.FromString(graph_def.SerializeToString())
     schema.sort_maps(mirror, tf.compat.v1.GraphDef.DESCRIPTOR.full_name)
     token = secrets.token_hex(8)
@@ -195,7 +280,7 @@ def graph_text(graph_def) -> str:
     text = str(mirror)
     if not text.isascii():
         # The printers' escaping of non-ASCII text is not shown equal here: the slow way.
-        return text_format.MessageToString(graph_def)
+        return None
     text = _python_floats(text, schema.float_names, schema.double_names)
     if not lifted:
         return text
@@ -210,7 +295,7 @@ def graph_text(graph_def) -> str:
 
     text, count = re.subn(f'"{token}:([0-9]+)"', escaped, text)
     # Each marker once, and nothing else that reads as one: else the slow way.
-    return text if count == len(lifted) else text_format.MessageToString(graph_def)
+    return text if count == len(lifted) else None
 
 
 def _lift_tensor_contents(graph_def, token: str) -> List[bytes]:

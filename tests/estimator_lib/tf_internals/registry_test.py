@@ -18,6 +18,7 @@ from unittest import mock
 from absl.testing import absltest
 
 from estimator_lib.tf_internals import registry
+from estimator_lib.tf_internals import versions
 
 _ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "src", "estimator_lib")
 _PRIVATE_MODULES = ("tensorflow.python", "tensorflow.core", "tensorflow.compiler",
@@ -354,6 +355,55 @@ class RegistryTest(absltest.TestCase):
 
     def test_every_import_entry_resolves_on_this_tensorflow(self):
         self.assertEqual(registry.missing(), [])
+
+    def test_entries_are_asked_for_only_on_their_releases(self):
+        old = registry.Private("tensorflow.python.training.saver", "Saver._gone_in_2_99",
+                               ("training/x.py",), "test", until="2.18")
+        new = registry.Private("tensorflow.python.training.saver", "Saver._new_in_2_99",
+                               ("training/x.py",), "test", since="2.99")
+        with mock.patch.object(registry, "PRIVATES", [old, new]):
+            self.assertEqual(registry.missing("2.18.1"), [old.name])
+            self.assertEqual(registry.missing("2.19.0"), [])
+            self.assertEqual(registry.missing("2.99.0-dev20990101"), [new.name])
+        self.assertTrue(old.on("2.15.1") and old.on("2.18.0") and not old.on("2.19.0"))
+        self.assertTrue(new.on("3.0.0") and not new.on("2.21.0"))
+
+    def test_each_moved_private_has_one_place_on_every_release(self):
+        # Entries of one use with version ranges: on each release 2.15..2.21 exactly one
+        # of them applies (the ranges meet, none overlap).
+        ranged = [p for p in registry.PRIVATES if p.since != "2.15" or p.until]
+        by_attribute = {}
+        for private in ranged:
+            by_attribute.setdefault((private.attribute, private.users), []).append(private)
+        for places in by_attribute.values():
+            if len(places) < 2:
+                continue
+            for minor in range(15, 22):
+                applying = [p.name for p in places if p.on(f"2.{minor}.0")]
+                self.assertLen(applying, 1, (minor, applying))
+
+    def test_the_profile_converter_is_the_one_this_release_has(self):
+        # hooks/profiler.py imports whichever place this release keeps the converter in;
+        # tests/estimator_lib/hooks/profiler_test.py (in the quick subset, run on every
+        # release by tools/test_tf_versions.sh) converts a real profile through it.
+        from estimator_lib.hooks import profiler  # pylint: disable=import-outside-toplevel
+        version = versions.tensorflow_version()
+        (place,) = [p.module for p in registry.PRIVATES
+                    if p.attribute == "xspace_to_tools_data" and p.on(version)]
+        self.assertEqual(profiler.converter_module(), place)
+
+    def test_a_tf_keras_of_another_minor_is_refused_in_one_line(self):
+        versions.check_keras_matches("2.18.1", "2.18.0")
+        versions.check_keras_matches("2.23.0-dev20261026", "2.23.0.dev2026102618")
+        with self.assertRaises(ImportError) as raised:
+            versions.check_keras_matches("2.18.1", "2.21.0")
+        message = str(raised.exception)
+        self.assertNotIn("\n", message)
+        self.assertIn("TensorFlow 2.18.1 with tf_keras 2.21.0", message)
+        self.assertIn('pip install "tf-keras==2.18.*"', message)
+        with mock.patch.object(versions, "tf_keras_version", return_value="2.10.0"):
+            with self.assertRaisesRegex(ImportError, "tf_keras 2.10.0"):
+                registry.check()
 
     def test_a_missing_private_fails_in_one_line_naming_the_version(self):
         gone = registry.Private("tensorflow.python.training.saver", "Saver._gone_in_2_99",

@@ -98,7 +98,7 @@ class GraphTextTest(tf.test.TestCase):
         # graph and in a function of its library; a short one stays with the C printer.
         graph_def = _awkward_graph_def()
         graph_def.MergeFrom(_long_constants_graph_def())
-        schema = graph_text._schema()
+        schema = graph_text._Schema()  # Also where the probe keeps the C printer unused.
         mirror = schema.graph_def_class.FromString(graph_def.SerializeToString())
         lifted = graph_text._lift_tensor_contents(mirror, "token")
         self.assertLen(lifted, 3)
@@ -123,7 +123,8 @@ class GraphTextTest(tf.test.TestCase):
         graph_def = _awkward_graph_def()
         graph_def.node[0].device = "/job:café"
         text = graph_text.graph_text(graph_def)
-        self.assertIn("café", text)
+        # "café" on protobuf 5+, "caf\\303\\251" on 4.25 (TF 2.16/2.17): either printer's.
+        self.assertIn("/job:caf", text)
         self.assertEqual(text_format.MessageToString(graph_def), text)
 
     def test_another_protobuf_runtime_takes_the_python_printer(self):
@@ -137,7 +138,40 @@ class GraphTextTest(tf.test.TestCase):
                                  graph_text.graph_text(graph_def))
         finally:
             graph_text._schema.cache_clear()
-        self.assertIsNotNone(graph_text._schema())
+
+    def test_the_c_printer_is_used_exactly_where_its_probe_text_is_equal(self):
+        # protobuf 4.25 (TF 2.16/2.17) orders fields differently, 5.29 (TF 2.18/2.19)
+        # leaves quotes unescaped: there the probe differs and the Python printer prints.
+        probe = graph_text._probe_graph_def()
+        equal = graph_text._c_printer_text(probe, graph_text._Schema()) == \
+            text_format.MessageToString(probe)
+        self.assertEqual(equal, graph_text._schema() is not None)
+
+    def test_the_probe_holds_what_the_printers_were_seen_to_differ_on(self):
+        text = text_format.MessageToString(graph_text._probe_graph_def())
+        for expected in ["\\'", '\\"', "\\\\", "\\000", "\\377", "\nversions {",
+                         "\nlibrary {", "half_val: 15360", "float_val: 0.1\n",
+                         "double_val: 0.3333333333333333\n", "arg_attr {",
+                         "resource_arg_unique_id {", "placeholder: ", "type: DT_STRING"]:
+            self.assertIn(expected, text)
+        self.assertIn('tensor_content: "\\000\\001', text)  # Long: escaped after printing.
+
+    def test_a_c_printer_unequal_on_the_probe_is_not_used(self):
+        # As protobuf 5.29's: `'` left unescaped.
+        real = graph_text._python_floats
+
+        def unescaped(text, *args):
+            return real(text, *args).replace("\\'", "'")
+
+        graph_def = _awkward_graph_def()
+        graph_text._schema.cache_clear()
+        try:
+            with mock.patch.object(graph_text, "_python_floats", unescaped):
+                self.assertIsNone(graph_text._schema())
+                self.assertEqual(text_format.MessageToString(graph_def),
+                                 graph_text.graph_text(graph_def))
+        finally:
+            graph_text._schema.cache_clear()
 
     def test_estimator_graph_pbtxt_is_the_python_printers_text_of_its_meta_graph(self):
         # model_to_estimator on the 2 logical CPU devices (conftest): the graph the
