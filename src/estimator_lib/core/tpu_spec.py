@@ -59,7 +59,7 @@ class TPUEstimatorSpecBase(collections.namedtuple("TPUEstimatorSpec", _FIELDS)):
             prediction_hooks=check_hooks(prediction_hooks, "prediction_hooks"))
 
     def as_estimator_spec(self) -> EstimatorSpec:
-        """The equivalent EstimatorSpec: `metric_fn(**tensors)` become its metric ops."""
+        """Returns the equivalent EstimatorSpec: `metric_fn(**tensors)` become its metric ops."""
         eval_metric_ops = None
         if self.eval_metrics:
             metric_fn, tensors = self.eval_metrics

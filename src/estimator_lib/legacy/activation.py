@@ -177,10 +177,9 @@ def status(site_dir: Optional[str] = None) -> int:
     return 0 if ok else 1
 
 
-def _refuse_misspelt_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
-    """Exits (status 2) naming the option meant, for an option close to a known one."""
-    known = [option for action in parser._actions  # pylint: disable=protected-access
-             for option in action.option_strings]
+def _refuse_misspelt_options(parser: argparse.ArgumentParser, argv: Sequence[str],
+                             known: Sequence[str]) -> None:
+    """Exits (status 2) naming the option meant, for an option close to one of `known`."""
     for arg in argv:
         option = arg.split("=", 1)[0]
         if option.startswith("--") and option not in known:
@@ -210,7 +209,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     group.add_argument("--disable", action="store_true", help=f"delete {PTH_NAME}")
     group.add_argument("--status", action="store_true",
                        help="say whether it is on, where, and whether it works")
-    _refuse_misspelt_options(parser, sys.argv[1:] if argv is None else argv)
+    _refuse_misspelt_options(parser, sys.argv[1:] if argv is None else argv,
+                             ("--enable", "--disable", "--status", "--help"))
     args = parser.parse_args(argv)
     if args.enable:
         try:

@@ -109,3 +109,40 @@ class MultiHostDatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
         start = time.time()
         session.run(self._initializers)
         logging.info("Initialized dataset iterators in %d seconds", time.time() - start)
+
+
+_NO_TPU_INFERENCE = (
+    "{name} runs the model_fn on TPU cores for serving, and estimator_lib runs "
+    "TPUEstimator programs on CPUs and GPUs only (no TPU is reachable here). Export "
+    "with `TPUEstimator(use_tpu=False).export_saved_model(...)`, whose CPU MetaGraph "
+    "serves the same model (docs/estimator.md, deliberate difference 18).")
+
+
+def inference_on_tpu(computation, inputs_to_tpu, num_batch_threads, max_batch_size,
+                     batch_timeout_micros, allowed_batch_sizes=None,
+                     max_enqueued_batches=100):
+    """Refuses, naming why: the original ran `computation` batched on TPU cores.
+
+    Here for the programs and libraries that name it (adanet's TPU estimator does);
+    the parameters are the original's.
+
+    Raises:
+        RuntimeError: Always: it needs a TPU.
+    """
+    del (computation, inputs_to_tpu, num_batch_threads, max_batch_size,
+         batch_timeout_micros, allowed_batch_sizes, max_enqueued_batches)
+    raise RuntimeError(_NO_TPU_INFERENCE.format(name="inference_on_tpu"))
+
+
+def model_fn_inference_on_tpu(model_fn, features, labels=None, config=None, params=None,
+                              batch_config=None):
+    """Refuses, naming why: the original ran `model_fn`'s PREDICT graph on TPU cores.
+
+    Here for the programs and libraries that name it (adanet 0.9.0's TPU estimator
+    does); the parameters are the original's.
+
+    Raises:
+        RuntimeError: Always: it needs a TPU.
+    """
+    del model_fn, features, labels, config, params, batch_config
+    raise RuntimeError(_NO_TPU_INFERENCE.format(name="model_fn_inference_on_tpu"))

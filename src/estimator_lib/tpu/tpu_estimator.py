@@ -44,6 +44,8 @@ from estimator_lib.tpu import util
 from estimator_lib.tpu.host_helpers import BatchConfig  # noqa: F401
 from estimator_lib.tpu.host_helpers import InstallSignalHandlerHook  # noqa: F401
 from estimator_lib.tpu.host_helpers import PeriodicLogger  # noqa: F401
+from estimator_lib.tpu.host_helpers import inference_on_tpu  # noqa: F401
+from estimator_lib.tpu.host_helpers import model_fn_inference_on_tpu  # noqa: F401
 from estimator_lib.tpu.tpu_estimator_spec import TPUEstimatorSpec
 
 logging = tf.compat.v1.logging

@@ -64,39 +64,9 @@ _NAMES = ("module-level private name of the original: issue 44 part 1 (names), "
           "the `libs` branch")
 _V1_HEAD = _T + "canned.head."
 PENDING = {
-    **{path: _NAMES for path in (
-        _T + "training._DELAY_SECS_PER_WORKER",
-        _T + "model_fn._TPUEstimatorSpec",
-        _T + "estimator._canned_estimator_api_gauge.get_cell",
-        _T + "canned.linear._validate_linear_sdca_optimizer_for_linear_classifier",
-        _P + "canned.dnn._add_hidden_layer_summary",
-        _P + "inputs.queues.feeding_queue_runner._FeedingQueueRunner",
-    )},
-    **{_V1_HEAD + name: _NAMES for name in (  # tensorflow-privacy's v1 head
-        "_DEFAULT_SERVING_KEY", "_CLASSIFY_SERVING_KEY", "_REGRESS_SERVING_KEY",
-        "_PREDICT_SERVING_KEY", "_all_class_ids", "_all_classes", "_append_update_ops",
-        "_check_logits_final_dim", "_classification_output", "_create_eval_metrics_tuple",
-        "_summary_key", "_validate_loss_fn_args")},
-    **{_P + "canned.head." + name: _NAMES for name in (  # tfseqestimator's heads
-        "_DEFAULT_SERVING_KEY", "_CLASSIFY_SERVING_KEY", "_PREDICT_SERVING_KEY",
-        "_check_logits_final_dim", "_classification_output", "_summary_key",
-        "_validate_loss_fn_args", "_check_dense_labels_match_logits_and_reshape",
-        "_call_loss_fn", "_get_weights_and_check_match_logits", "_assert_range")},
-    **{path: ("signature of the original's v1 head (a default or named parameters "
-              "differ): issue 44 part 1 (signatures), the `libs` branch") for path in (
-        _V1_HEAD + "_multi_class_head_with_softmax_cross_entropy_loss",
-        _V1_HEAD + "_binary_logistic_head_with_sigmoid_cross_entropy_loss",
-        _V1_HEAD + "_BinaryLogisticHeadWithSigmoidCrossEntropyLoss",
-        _P + "canned.head._BinaryLogisticHeadWithSigmoidCrossEntropyLoss",
-        _P + "canned.head._RegressionHeadWithMeanSquaredErrorLoss",
-    )},
-    _T + "tpu.tpu_estimator.model_fn_inference_on_tpu": (
-        "listed in docs/estimator.md as needing TPU hardware, yet adanet 0.9.0's "
-        "tpu_estimator.py names it: issue 44 part 1 (names) decides"),
-    **{target: (
-        "read at construction, not at call time (engine/estimator.py, "
-        "graph/model_graph.py): the lead's relay change (issue 44 part 1, call-time reads)")
-       for target in ("estimator._model_fn", "self._warm_start_settings")},
+    _P + "inputs.queues.feeding_queue_runner._FeedingQueueRunner": (
+        "queue feeding is not re-provided: numpy_input_fn and pandas_input_fn feed tf.data "
+        "(docs/estimator.md, \"Private names\"); one GitHub file, no library"),
 }
 
 

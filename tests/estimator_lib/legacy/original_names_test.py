@@ -43,8 +43,7 @@ TPU_HARDWARE = {
                     "generate_broadcast_enqueue_ops_fn",
                     "generate_per_core_enqueue_ops_fn_for_host",
                     "generate_per_host_enqueue_ops_fn_for_host",
-                    "generate_per_host_v2_enqueue_ops_fn_for_host", "inference_on_tpu",
-                    "model_fn_inference_on_tpu")},
+                    "generate_per_host_v2_enqueue_ops_fn_for_host")},
 }
 TF_REMOVED = {
     _T + "tpu._tpu_estimator_embedding": (

@@ -42,7 +42,12 @@ _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         ("canned/original_helpers.py", "_weight_column_key"),
         ("canned/original_helpers.py", "_batch_size_and_checks"),
         ("canned/original_helpers.py", "_baseline_logits_v1"),
-        ("canned/original_helpers.py", "_baseline_logits_v2")}
+        ("canned/original_helpers.py", "_baseline_logits_v2"),
+        # The Estimator's config views and a head's key and vocabulary descriptors: our
+        # own objects' attributes, by the original's names.
+        ("engine/construction.py", "_config"),
+        ("head/fixed_keys.py", "_summary_key"),
+        ("head/vocabulary.py", "_label_vocabulary")}
 
 
 # Attribute writes (outside tf_internals/) to objects that are the library's own, not
@@ -53,6 +58,9 @@ _OWN_WRITES = {
     ("_keras_route.py", "route.keras_lib"),  # made by us
     ("distribute/strategies.py", "_replica_call.conversion"),  # its own per-thread state
     ("training/preemption.py", "request.previous"),  # our StopRequest
+    ("engine/construction.py", "instance._config"),  # the Estimator's config (a view)
+    ("head/fixed_keys.py", "head.*"),  # our head's metric keys, fixed at construction
+    ("legacy/aliases.py", "modules[path].__getattr__"),  # a module we made
     ("training/preemption.py", "request.signum"),
     ("training/preemption.py", "request.frame"),
     ("engine/evaluation.py", "parsed_value.tag"),  # a Summary.Value proto we parsed
