@@ -31,7 +31,7 @@ KEY_FLAGS = (
     defs.MODEL_DIR, defs.DATASET, defs.DATA_DIR, defs.MODEL, defs.WEIGHTS, defs.IMAGE_SIZE,
     defs.LEARNING_RATE, defs.BATCH_SIZE, defs.BATCH_SIZE_SCOPE, defs.TRAIN_STEPS, defs.EPOCHS,
     defs.NUM_DEVICES, defs.DISTRIBUTION_STRATEGY, defs.CROSS_DEVICE_OPS, defs.DTYPE,
-    defs.XLA, defs.EVAL, defs.EVAL_STEPS, defs.EXPORT_DIR, defs.SEED, defs.LOG_STEPS,
+    defs.XLA, defs.EVAL, defs.EVAL_STEPS, defs.EXPORT_DIR, defs.SEED, defs.DETERMINISTIC, defs.LOG_STEPS,
     defs.SAVE_SUMMARY_STEPS, defs.WARM_STEPS, defs.STEPS_PER_RUN, defs.ON_BAD_FILE)
 
 
@@ -48,7 +48,8 @@ def config_from_flags():
         distribution_strategy=defs.DISTRIBUTION_STRATEGY.value,
         cross_device_ops=defs.CROSS_DEVICE_OPS.value, dtype=defs.DTYPE.value,
         xla=defs.XLA.value, eval=defs.EVAL.value, eval_steps=defs.EVAL_STEPS.value,
-        export_dir=defs.EXPORT_DIR.value, seed=defs.SEED.value, log_steps=defs.LOG_STEPS.value,
+        export_dir=defs.EXPORT_DIR.value, seed=defs.SEED.value,
+        deterministic=defs.DETERMINISTIC.value, log_steps=defs.LOG_STEPS.value,
         save_summary_steps=defs.SAVE_SUMMARY_STEPS.value, warm_steps=defs.WARM_STEPS.value,
         steps_per_run=defs.STEPS_PER_RUN.value,
         on_bad_file=defs.on_bad_file_value(defs.ON_BAD_FILE.value))

@@ -140,7 +140,16 @@ EXPORT_DIR = absl_flags.DEFINE_string(
 
 # ------------------------------------------------------------- cadence
 
-SEED = absl_flags.DEFINE_integer("seed", 0, "Seed for the graph and the input shuffle.")
+SEED = absl_flags.DEFINE_integer(
+    "seed", 0,
+    "Seed for the graph, the input shuffles and the Keras initial weights: the same flags "
+    "repeat a run's losses on CPU (see --deterministic for op determinism).")
+DETERMINISTIC = absl_flags.DEFINE_boolean(
+    "deterministic", False,
+    "Also switch on tf.config.experimental.enable_op_determinism() for the whole process "
+    "(the binary owns its process): every kernel repeats its result (GPU ones included; an "
+    "op with no deterministic kernel fails instead of varying) and tf.data keeps its order. "
+    "Needs --seed. Its cost in speed: docs/binaries.md.")
 LOG_STEPS = absl_flags.DEFINE_integer(
     "log_steps", 20,
     "Log loss, global_step/sec and examples/sec (all replicas) every this many steps.",

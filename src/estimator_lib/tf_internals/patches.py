@@ -28,7 +28,8 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    aborted the process now and then when graphs were built while a session closed
    (about one run in three of the original's InMemoryEvaluatorHook test).
 3. `keras_initializers_seeded(seed)` — swaps tf_keras' private seed generator while a
-   model_fn runs with `RunConfig.tf_random_seed` set, restored after (a threading.local
+   model_fn runs with `RunConfig.tf_random_seed` set, and while the train binary builds
+   its Keras model from --seed (`bin/jobs/job.py`), restored after (a threading.local
    of tf_keras: the calling thread's alone). Why: tf_keras draws seeds for unseeded
    initializers from its own generator, not the graph seed, so the same
    tf_random_seed gave different Keras weights in each process.

@@ -34,6 +34,7 @@ from estimator_lib.distribute import job_shape
 from estimator_lib.hooks import global_batch
 from estimator_lib.hooks import throughput
 from estimator_lib.core.run_config import get_default_session_config
+from estimator_lib.tf_internals import patches as tf_patches
 from estimator_lib.training import model_dir_lock
 
 logging = tf.compat.v1.logging
@@ -66,6 +67,7 @@ class JobConfig:
     eval_steps: Optional[int] = None
     export_dir: Optional[str] = None
     seed: Optional[int] = 0
+    deterministic: bool = False
     log_steps: int = 20
     save_summary_steps: int = 10
     warm_steps: int = 5
@@ -237,6 +239,14 @@ def _session_config(xla: bool, *, gpus: int) -> tf.compat.v1.ConfigProto:
 def _build_model(config: JobConfig, inputs: inputs_lib.Inputs) -> tf_keras.Model:
     weights = config.weights or ("imagenet" if config.model == "vgg16" else "none")
     weights = None if weights == "none" else weights
+    # model_to_estimator warm-starts from this eager model's weights: tf_random_seed
+    # does not reach them, and unseeded tf_keras initializers draw their seeds from
+    # Python's `random`, so without this two runs began from different weights.
+    with tf_patches.keras_initializers_seeded(config.seed):
+        return _make_model(config, inputs, weights)
+
+
+def _make_model(config: JobConfig, inputs: inputs_lib.Inputs, weights) -> tf_keras.Model:
     try:
         if config.model == "vgg16":
             return models.make_vgg16(input_shape=inputs.image_shape,
@@ -270,8 +280,24 @@ class _Setup:
     workers: int = 1
 
 
+def _make_repeatable(config: JobConfig) -> None:
+    """Switches on op determinism (--deterministic); process-wide, as the binary owns it.
+
+    Every kernel then gives the same result for the same inputs (an op with no
+    deterministic kernel fails instead), and tf.data keeps its order. The seeds
+    (graph, shuffles, initial weights) come from --seed with or without it.
+    """
+    if config.seed is None:
+        raise app.UsageError("--deterministic needs a --seed; received none. Pass "
+                             "--seed=0 (any integer).")
+    tf.config.experimental.enable_op_determinism()
+    logging.info("Deterministic: op determinism on for this process (--deterministic).")
+
+
 def _set_up(config: JobConfig) -> _Setup:
     start = time.time()
+    if config.deterministic:
+        _make_repeatable(config)
     session_config = _session_config(config.xla, gpus=devices_lib.count_gpus())
     try:
         workers = job_shape.training_tasks_in_tf_config()
