@@ -163,8 +163,9 @@ def _candidates(model_dir):
 
 
 def newest_readable(model_dir: Optional[str]) -> Optional[str]:
-    """The newest checkpoint in model_dir whose every tensor reads back.
+    """The checkpoint to restore from model_dir: the state file's when it reads back.
 
+    Else the newest other one whose every tensor reads back (`_candidates`' order).
     Unreadable newer checkpoints (a crash mid-write, a truncated copy) are skipped
     with a warning naming their files. When checkpoints exist but none is readable,
     raises instead of silently starting again from scratch.
