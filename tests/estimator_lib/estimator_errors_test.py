@@ -92,6 +92,38 @@ class EstimatorErrorsTest(tf.test.TestCase):
                 testing.eval_input_fn())
         self.assertEqual(sorted(tf.io.gfile.listdir(self.model_dir)), before)
 
+    def test_a_metagraph_added_without_check_variables_reads_no_checkpoint(self):
+        # The original restored (and failed on a missing variable) only where
+        # check_variables or save_variables held; a subclass may pass False.
+        def model_fn(features, labels, mode):
+            if mode == el.ModeKeys.PREDICT:
+                tf.compat.v1.get_variable("serving_only", [1])
+            return testing.linear_model_fn(features, labels, mode)
+
+        class Unchecked(el.Estimator):
+            def _add_meta_graph_for_mode(self, builder, mode, receiver_fn, checkpoint_path,
+                                         save_variables, export_tags=None,
+                                         check_variables=True):
+                super()._add_meta_graph_for_mode(
+                    builder, mode, receiver_fn, checkpoint_path, save_variables,
+                    export_tags=export_tags, check_variables=save_variables)
+
+        el.Estimator(model_fn, model_dir=self.model_dir).train(testing.train_input_fn(),
+                                                               steps=1)
+        receivers = {
+            el.ModeKeys.TRAIN: el.experimental.build_raw_supervised_input_receiver_fn(
+                {"x": tf.zeros([1, 4])}, tf.zeros([1], tf.int32)),
+            el.ModeKeys.PREDICT: el.export.build_raw_serving_input_receiver_fn(
+                {"x": tf.zeros([1, 4])})}
+        base = os.path.join(self.get_temp_dir(), "export")
+        with self.assertRaisesRegex(ValueError, r"variables not in the checkpoint: "
+                                                r"\['serving_only'\]"):
+            el.Estimator(model_fn, model_dir=self.model_dir
+                         ).experimental_export_all_saved_models(base, receivers)
+        exported = Unchecked(model_fn, model_dir=self.model_dir
+                             ).experimental_export_all_saved_models(base, receivers)
+        self.assertTrue(tf.io.gfile.exists(os.path.join(exported, b"saved_model.pb")))
+
     def test_conflicting_model_dirs(self):
         with self.assertRaisesRegex(ValueError, "`model_dir` are set both in constructor and "
                                                 "`RunConfig`"):

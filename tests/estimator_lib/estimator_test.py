@@ -152,6 +152,17 @@ class TrainTest(tf.test.TestCase):
         estimator.train(testing.train_input_fn(), steps=4, saving_listeners=[Listener()])
         self.assertEqual(calls, [0, 2, 4])
 
+    def test_a_callers_saver_hook_gets_each_listener_once_over_train_calls(self):
+        # adanet passes the same saver hook and listeners to one train() per iteration.
+        estimator = self._estimator(save_checkpoints_steps=2)
+        saver_hook = tf.compat.v1.train.CheckpointSaverHook(estimator.model_dir,
+                                                            save_steps=10)
+        listener = el.CheckpointSaverListener()
+        for _ in range(3):
+            estimator.train(testing.train_input_fn(), steps=1, hooks=[saver_hook],
+                            saving_listeners=[listener])
+        self.assertEqual(saver_hook._listeners, [listener])  # pylint: disable=protected-access
+
     def test_saving_listeners_need_a_checkpoint_saver(self):
         estimator = el.Estimator(
             testing.linear_model_fn,

@@ -88,6 +88,59 @@ class CorruptCheckpointTest(tf.test.TestCase):
             estimator.train(testing.train_input_fn(), steps=1)
 
 
+def _grown_model_fn(iterations):
+    """A model_fn with one linear layer per iteration, `iteration_<i>/w` (adanet's way)."""
+
+    def model_fn(features, labels, mode):
+        logits = 0.
+        for i in range(iterations):
+            with tf.compat.v1.variable_scope(f"iteration_{i}"):
+                w = tf.compat.v1.get_variable("w", [4, 2])
+            logits += tf.matmul(features["x"], w)
+        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.compat.v1.train.get_global_step())
+        return el.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    return model_fn
+
+
+class StateFileCheckpointTest(tf.test.TestCase):
+
+    def test_the_state_files_checkpoint_is_restored_on_a_tie_of_steps(self):
+        # adanet grows its graph between iterations: a second Saver restores the old
+        # variables and writes the grown graph as `increment.ckpt-1` next to
+        # `model.ckpt-1`; the state file names it, and the original restored it.
+        model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
+        el.Estimator(_grown_model_fn(1), model_dir=model_dir).train(
+            testing.train_input_fn(), steps=1)
+        old = tf.train.latest_checkpoint(model_dir)
+        self.assertEndsWith(old, "model.ckpt-1")
+        with tf.Graph().as_default():
+            tf.compat.v1.train.create_global_step()
+            with tf.compat.v1.variable_scope("iteration_0"):
+                w0 = tf.compat.v1.get_variable("w", [4, 2])
+            with tf.compat.v1.variable_scope("iteration_1"):
+                tf.compat.v1.get_variable("w", [4, 2], initializer=tf.ones_initializer())
+            restorer = tf.compat.v1.train.Saver(
+                var_list=[w0, tf.compat.v1.train.get_global_step()])
+            grower = tf.compat.v1.train.Saver()
+            grower.recover_last_checkpoints(
+                tf.train.get_checkpoint_state(model_dir).all_model_checkpoint_paths)
+            with tf.compat.v1.Session() as session:
+                session.run(tf.compat.v1.global_variables_initializer())
+                restorer.restore(session, old)
+                grower.save(session, os.path.join(model_dir, "increment.ckpt"), global_step=1)
+        self.assertEndsWith(tf.train.latest_checkpoint(model_dir), "increment.ckpt-1")
+
+        grown = el.Estimator(_grown_model_fn(2), model_dir=model_dir)
+        grown.train(testing.train_input_fn(), steps=1)
+        self.assertEqual(grown.get_variable_value("global_step"), 2)
+        # Trained on from the grown checkpoint's ones, not initialised afresh.
+        self.assertAllClose(grown.get_variable_value("iteration_1/w"), tf.ones([4, 2]),
+                            atol=0.2)
+
+
 class UnwritableModelDirTest(tf.test.TestCase):
 
     def test_read_only_model_dir_fails_at_the_first_write(self):

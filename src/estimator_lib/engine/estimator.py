@@ -579,9 +579,13 @@ class Estimator:
                 saver = tf.compat.v1.train.Saver(
                     var_list=graph_view.ObjectGraphView(saver).frozen_saveable_objects(),
                     sharded=True)
-            restore.require_readable(checkpoint_path)
-            if spec.scaffold.saver is None:
-                restore.check_compatible(checkpoint_path)
+            restores = save_variables or check_variables
+            if restores:
+                # Checked only where the original's restore ran (a subclass or
+                # TPUEstimator passing check_variables=False reads no checkpoint).
+                restore.require_readable(checkpoint_path)
+                if spec.scaffold.saver is None:
+                    restore.check_compatible(checkpoint_path)
             local_init_op = (spec.scaffold.local_init_op
                              or tf.compat.v1.train.Scaffold.default_local_init_op())
             # SavedModelEstimator trains with the TRAIN MetaGraph's train op.
@@ -591,7 +595,7 @@ class Estimator:
                 assets_collection=tf.compat.v1.get_collection(
                     tf.compat.v1.GraphKeys.ASSET_FILEPATHS),
                 main_op=local_init_op, saver=saver, strip_default_attrs=True)
-            if not (save_variables or check_variables):
+            if not restores:
                 builder.add_meta_graph(**kwargs)
                 return
             with session_lib.plain_session(self._session_config) as session:

@@ -126,15 +126,24 @@ def _checkpoint_files(path):
 
 
 def _candidates(model_dir):
-    """Checkpoint prefixes in model_dir, newest first (state file, else index files)."""
-    paths = []
+    """Checkpoint prefixes in model_dir, the one to restore first, then older ones.
+
+    First the state file's `model_checkpoint_path`: the checkpoint the original's
+    session restored (`tf.train.latest_checkpoint`), whatever its step. A Saver that
+    writes under another prefix at the same step (adanet's `increment.ckpt-1` next to
+    `model.ckpt-1`) makes it the newest. Then the state file's other entries and any
+    `model.ckpt-*` index files, by step, the later entry of the state file first on a
+    tie: the fallbacks when the newer ones are unreadable.
+    """
+    paths, latest = [], None
     try:
         state = tf.train.get_checkpoint_state(model_dir)
     except Exception:  # pylint: disable=broad-except  (a corrupt state file)
         state = None
     if state is not None:
         # get_checkpoint_state has already joined relative entries to model_dir.
-        paths = list(state.all_model_checkpoint_paths)
+        paths = list(reversed(state.all_model_checkpoint_paths))
+        latest = state.model_checkpoint_path or None
     known = set(paths)
     for index in tf.io.gfile.glob(os.path.join(model_dir, "model.ckpt-*.index")):
         prefix = index[:-len(".index")]
@@ -147,12 +156,16 @@ def _candidates(model_dir):
         except (IndexError, ValueError):
             return -1
 
-    return sorted(paths, key=step, reverse=True)
+    paths = sorted(paths, key=step, reverse=True)  # Stable: ties keep the state's order.
+    if latest:
+        paths = [latest] + [p for p in paths if p != latest]
+    return paths
 
 
 def newest_readable(model_dir: Optional[str]) -> Optional[str]:
-    """The newest checkpoint in model_dir whose every tensor reads back.
+    """The checkpoint to restore from model_dir: the state file's when it reads back.
 
+    Else the newest other one whose every tensor reads back (`_candidates`' order).
     Unreadable newer checkpoints (a crash mid-write, a truncated copy) are skipped
     with a warning naming their files. When checkpoints exist but none is readable,
     raises instead of silently starting again from scratch.

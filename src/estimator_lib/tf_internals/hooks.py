@@ -10,6 +10,13 @@ from typing import Sequence
 
 
 def add_saver_listeners(saver_hook, listeners: Sequence) -> None:
-    """Appends `listeners` to `saver_hook`'s listeners (ours and TensorFlow's keep them
-    in `_listeners`)."""
-    saver_hook._listeners.extend(listeners)  # pylint: disable=protected-access
+    """Appends to `saver_hook`'s listeners those of `listeners` it does not hold yet.
+
+    Ours and TensorFlow's keep them in `_listeners`. A hook passed to several train()
+    calls with the same listeners (adanet's iterations) holds each once, as the
+    original's.
+    """
+    held = saver_hook._listeners  # pylint: disable=protected-access
+    for listener in listeners:
+        if listener not in held:
+            held.append(listener)
