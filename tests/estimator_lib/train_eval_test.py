@@ -131,8 +131,14 @@ class EarlyStoppingTest(tf.test.TestCase):
         self.assertEqual(estimator.get_variable_value("global_step"), 7)
 
     def test_both_cadences_are_refused(self):
+        estimator = el.Estimator(testing.linear_model_fn, model_dir=self.get_temp_dir())
         with self.assertRaisesRegex(ValueError, "Only one of `run_every_secs` and "
                                                 "`run_every_steps`"):
+            el.experimental.make_early_stopping_hook(estimator, lambda: False, 60, 5)
+
+    def test_a_non_estimator_is_refused_first_as_the_original(self):
+        # The original checked the estimator's type before the cadences.
+        with self.assertRaisesRegex(TypeError, "`estimator` must have type"):
             el.experimental.make_early_stopping_hook(None, lambda: False, 60, 5)
 
 
