@@ -126,6 +126,15 @@ def inference_on_tpu(computation, inputs_to_tpu, num_batch_threads, max_batch_si
     Here for the programs and libraries that name it (adanet's TPU estimator does);
     the parameters are the original's.
 
+    Args:
+        computation: The function the original ran on TPU cores.
+        inputs_to_tpu: Its input tensors.
+        num_batch_threads: The batching threads the original started.
+        max_batch_size: The largest batch.
+        batch_timeout_micros: How long a batch waited to fill.
+        allowed_batch_sizes: The batch sizes padded to, or None.
+        max_enqueued_batches: The batches queued at most.
+
     Raises:
         RuntimeError: Always: it needs a TPU.
     """
@@ -140,6 +149,14 @@ def model_fn_inference_on_tpu(model_fn, features, labels=None, config=None, para
 
     Here for the programs and libraries that name it (adanet 0.9.0's TPU estimator
     does); the parameters are the original's.
+
+    Args:
+        model_fn: The model_fn the original called in PREDICT mode on TPU cores.
+        features: The serving features.
+        labels: The labels, or None.
+        config: The RunConfig, or None.
+        params: The params dict, or None.
+        batch_config: A `BatchConfig` for server-side batching, or None.
 
     Raises:
         RuntimeError: Always: it needs a TPU.
