@@ -57,7 +57,7 @@ _JOB_KIND_READERS = {
                          "cluster-initialising hook"),
     "hooks/global_batch.py": ({"train_distribute"}, "the strategy a batch spans, from the "
                               "caller's config when none is given: arithmetic"),
-    "legacy/training_helpers.py": ({"tf_config_text"}, "the original's private "
+    "engine/training_executor.py": ({"tf_config_text"}, "the original's private "
                                    "training._is_google_env, for libraries that call it: "
                                    "TF_CONFIG's `environment` key, not the job's kind"),
 }

@@ -72,7 +72,7 @@ class TrainAndEvaluateTest(tf.test.TestCase):
                 el.LatestExporter("a", _receiver_fn), el.FinalExporter("a", _receiver_fn)])
         with self.assertRaisesRegex(ValueError, "exports_to_keep"):
             el.LatestExporter("a", _receiver_fn, exports_to_keep=0)
-        with self.assertRaisesRegex(TypeError, "`train_spec` must have type `TrainSpec`"):
+        with self.assertRaisesRegex(TypeError, "`train_spec` must have type `tf.estimator.TrainSpec`"):
             el.train_and_evaluate(self._estimator(), None, el.EvalSpec(testing.eval_input_fn()))
 
     def test_best_exporter_exports_only_improvements(self):

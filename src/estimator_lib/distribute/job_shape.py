@@ -30,6 +30,10 @@ IN_PROCESS = "in-process strategy"  # Mirrored/OneDevice...: replicas in this pr
 MULTI_WORKER = "multi-worker"  # Between-graph collectives across a TF_CONFIG cluster.
 PARAMETER_SERVER = "parameter-server"  # Variables on ps tasks, placed by a device fn.
 
+_LOCAL_TASK_TYPE = (
+    "`task.type` in TF_CONFIG cannot be `local`. Leaving `cluster` and `task` properties "
+    "in TF_CONFIG absent triggers train and evaluate `Estimator` locally "
+    "(non-distributed).")
 # This task's part in train_and_evaluate (TaskRole.part_in_train_and_evaluate).
 TRAIN_AND_EVALUATE_LOCALLY = "local"  # No cluster: train, evaluating each checkpoint.
 EVALUATOR = "evaluator"  # Evaluates each new checkpoint until max_steps.
@@ -104,10 +108,7 @@ class TaskRole:
                 or a `ps` task trains with a strategy other than the v1 one.
         """
         if self.task_type == "local":
-            raise ValueError(
-                "`task.type` in TF_CONFIG cannot be `local`. Leaving `cluster` and `task` "
-                "properties in TF_CONFIG absent triggers train and evaluate `Estimator` "
-                "locally.")
+            raise ValueError(_LOCAL_TASK_TYPE)
         if self.is_evaluator:
             if self.task_id > 0:
                 raise ValueError(
@@ -275,6 +276,23 @@ def training_tasks_in_tf_config() -> int:
     return max(1, sum(len(cluster.get(job) or ()) for job in ("chief", "worker")))
 
 
+def executor_task(config) -> str:
+    """`local`, or the task type whose `run_<type>` train_and_evaluate's executor runs,
+    as the original's executor chose: local without a cluster (unless the evaluator).
+
+    Raises:
+        ValueError: If a cluster is given without a task type, or with the `local` one.
+    """
+    if not config.cluster_spec and config.task_type != TaskType.EVALUATOR:
+        return "local"
+    if not config.task_type:
+        raise ValueError("`estimator.config` must have task_type set. This usually means "
+                         "TF_CONFIG environment is not set correctly.")
+    if config.task_type == "local":
+        raise ValueError(_LOCAL_TASK_TYPE)
+    return config.task_type
+
+
 def mode_of(config) -> str:
     """LOCAL, IN_PROCESS, MULTI_WORKER or PARAMETER_SERVER: the kind of training job
     `config` (a RunConfig) makes this task part of."""
@@ -290,7 +308,8 @@ def mode_of(config) -> str:
 def is_multi_worker(config) -> bool:
     """True for between-graph training across a TF_CONFIG cluster (each worker a graph)."""
     strategy = config.train_distribute
-    return bool(strategy is not None and config.cluster_spec.as_dict()
+    return bool(isinstance(strategy, (tf.distribute.Strategy, tf.compat.v1.distribute.Strategy))
+                and config.cluster_spec.as_dict()
                 and getattr(strategy.extended, "experimental_between_graph", False)
                 and not parameter_servers.is_v1_strategy(strategy))
 

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional
 
 import tensorflow as tf
 from tensorflow.python.training import device_setter
+from tensorflow.python.training import server_lib
 
 from estimator_lib.core import environment
 from estimator_lib.distribute import cluster_wait
@@ -91,15 +92,44 @@ def start_server(config) -> tf.distribute.Server:
     """This task's gRPC server (started once per process), as the original's
     train_and_evaluate started it: only the GPU options of the session_config."""
     key = (config.task_type, config.task_id)
-    if key not in _servers:
+    server = _servers.get(key)
+    if server is None:
         server_config = tf.compat.v1.ConfigProto(log_device_placement=False)
         if config.session_config is not None:
             server_config.gpu_options.CopyFrom(config.session_config.gpu_options)
         logging.info("Start Tensorflow server.")
-        _servers[key] = tf.distribute.Server(
+        # Looked up in server_lib at each call, where programs and tests replace it.
+        server = server_lib.Server(
             config.cluster_spec, job_name=config.task_type, task_index=config.task_id,
-            config=server_config, protocol=config.protocol or "grpc", start=True)
-    return _servers[key]
+            config=server_config, start=False, protocol=config.protocol)
+        server.start()
+        if isinstance(server, tf.distribute.Server):  # Not a test's stand-in.
+            _servers[key] = server
+    return server
+
+
+def start_std_server(config) -> Optional[tf.distribute.Server]:
+    """The original executor's `_start_std_server`: this task's server, started; None
+    for a one-node cluster without a master (nothing to connect to).
+
+    Raises:
+        RuntimeError: If the config lacks the cluster, the task type or id, or the
+            master of a cluster of more than one node.
+    """
+    if not config.cluster_spec or not config.task_type or config.task_id is None:
+        raise RuntimeError("Could not start server; be sure to specify cluster_spec, "
+                           "task_type, and task in RunConfig or set the TF_CONFIG "
+                           "environment variable.")
+    if not config.master:
+        jobs = config.cluster_spec.jobs
+        if (len(jobs) == 1 and len(config.cluster_spec.job_tasks(jobs[0])) == 1
+                and config.task_type in (TaskType.CHIEF, TaskType.MASTER, TaskType.WORKER)):
+            logging.info("Skip starting Tensorflow server as there is only one node in "
+                         "the cluster.")
+            return None
+        raise RuntimeError("Could not start server; be sure to specify master in RunConfig "
+                           "or set the TF_CONFIG environment variable.")
+    return start_server(config)
 
 
 def wait_for_tasks(config) -> None:
@@ -184,15 +214,16 @@ def signal_done(config, timeout_secs: float = 30.0) -> None:
                  config.task_type, config.task_id)
 
 
-def serve(config, *, max_worker_wait_secs: Optional[float] = None) -> None:
+def serve(config, *, max_worker_wait_secs: Optional[float] = None, server=None) -> None:
     """The ps task: serves variables until the job ends (see the module doc), then returns.
 
     Args:
         config: The ps task's RunConfig.
         max_worker_wait_secs: After the chief finished, how long to wait for workers
             still accepting connections (None: ESTIMATOR_LIB_CLUSTER_WAIT_SECS's bound).
+        server: This task's server, already started (None: start it).
     """
-    server = start_server(config)
+    server = server or start_server(config)
     workers = range(len(cluster(config).get(TaskType.WORKER, [])))
     worker_addresses = cluster(config).get(TaskType.WORKER, [])
     if max_worker_wait_secs is None:

@@ -189,13 +189,7 @@ TREE = {
                         "_get_global_id_in_cluster _get_model_dir _validate_service "
                         "_validate_task_type_and_task_id _validate_save_ckpt_with_replaced_keys "
                         "_validate_properties")),
-    P + "training": ((_L + "engine.train_eval", "TrainSpec EvalSpec train_and_evaluate"),
-                     (_L + "legacy.training_helpers",
-                      "_MAX_DELAY_SECS _DELAY_SECS_PER_WORKER _TF_CONFIG_ENV _ENVIRONMENT_KEY "
-                      "_ENVIRONMENT_GOOGLE_VALUE _TRAINER_JOBS _validate_exporters "
-                      "_validate_input_fn _validate_hooks _validate_saving_listeners "
-                      "_is_google_env _assert_eval_spec _StopAtSecsHook _EvalStatus _EvalResult "
-                      "_ContinuousEvalListener")),
+    P + "training": _L + "engine.train_eval",
     P + "util": ((_L + "legacy.original_helpers",
                   "fn_args MAX_DIRECTORY_CREATION_ATTEMPTS parse_input_fn_result "
                   "parse_iterator_result DistributedIteratorInitializerHook"),

@@ -153,6 +153,12 @@ PRIVATES: List[Private] = [
        "the API-usage gauges of the original's estimator.py, which libraries set"),
     _p(_TF + "training.device_setter", None, "distribute/parameter_servers.py",
        "STANDARD_PS_OPS, as the original's _get_replica_device_setter placed them"),
+    _p(_TF + "training.server_lib", None, "distribute/parameter_servers.py",
+       "Server, looked up there at each start as the original's executor did: programs "
+       "and tests replace it in that module"),
+    _p(_TF + "training.basic_session_run_hooks", None, "engine/training_executor.py",
+       "SecondOrStepTimer, looked up there at each evaluation listener's begin as the "
+       "original's: programs and tests replace it in that module"),
     _p(_TF + "training.monitored_session", "Scaffold._user_init_fn",
        "legacy/estimator_helpers.py",
        "the replicas' init_fn, as the original's _combine_distributed_scaffold merged them",

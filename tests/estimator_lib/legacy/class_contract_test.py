@@ -39,8 +39,6 @@ _NOT_REACHED = {
     "tpu.": "TPU-only machinery (infeed/outfeed, TPU contexts, embeddings, error "
             "rendezvous, iteration counting): no TPU here",
     "inputs.queues.": "queue feeding of numpy_input_fn/pandas_input_fn: ours feed tf.data",
-    "training._": "train_and_evaluate's private executor, listeners and results: "
-                  "engine/train_eval.py runs the roles",
     "export.function._": "private helpers of the original's export/function.py",
     "canned.dnn._DNNModel": "the v1 DNN's private Keras-less model: canned/dnn builds it",
     "canned.kmeans._ModelFn": "private; canned/kmeans.py",
@@ -114,7 +112,9 @@ _HOOK_SIGNATURES = {
 # through `self` (a subclass overriding one changed nothing in the original either).
 # Today's count, pinned: more fails (a private name went missing), fewer fails too and
 # prints the number to write here (so the pin follows each name added, and only then).
-_PRIVATE_MEMBERS_ABSENT = 1329
+# 1331 since train_and_evaluate's executor and its listener are reached: the listener's
+# base, TensorFlow's CheckpointSaverListener, lost `_estimator_api_names(_v1)` after 2.15.
+_PRIVATE_MEMBERS_ABSENT = 1331
 
 # The hook points checked (present here, their signatures compared), pinned the same way:
 # fewer fails (one went missing or stopped being compared), more asks for the new number.
@@ -235,7 +235,7 @@ class ClassContractTest(tf.test.TestCase):
                 self.assertIsNotNone(prefix, f"{path} is not reached here")
             used.add(prefix)
         self.assertEmpty(sorted(set(_NOT_REACHED) - used), "stale _NOT_REACHED entries")
-        self.assertLen(self.ours, 321)
+        self.assertLen(self.ours, 323)
 
     def test_metaclass(self):
         used = set()

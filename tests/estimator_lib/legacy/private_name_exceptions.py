@@ -24,10 +24,6 @@ _QUEUES = ("the queue-runner feeding of the original's numpy_input_fn/pandas_inp
            "ours feed tf.data (legacy/numpy_io.py), so there are no feed functions or "
            "queue runners to reach")
 
-_EXECUTOR = ("train_and_evaluate runs each role in engine/train_eval.py (local, chief, "
-             "worker, evaluator, ps), deciding the role once through "
-             "distribute/job_shape.py; the original's executor object and its "
-             "evaluate-on-checkpoint listener have no counterpart to stand at this path")
 _EXPORT_FUNCTION = ("legacy/export_function.py builds ModelFunction on tf.function; the "
                     "original subclassed TensorFlow's internal Function and WrappedGraph "
                     "classes and pruned receiver tensors with them")
@@ -40,8 +36,6 @@ _KERAS_INTERNALS = ("model_to_estimator's internals (keras/conversion.py) take t
 
 MODULE_EXCEPTIONS: Dict[str, Tuple[str, str]] = {
     "tpu.": (ABSENT, _TPU),
-    "training:_TrainingExecutor": (ABSENT, _EXECUTOR),
-    "training:_NewCheckpointListenerForEvaluate": (ABSENT, _EXECUTOR),
     "export.function:": (ABSENT, _EXPORT_FUNCTION),
     "canned.timeseries.head:": (ABSENT, _TIMESERIES),
     "canned.timeseries.saved_model_utils:_colate_features_to_feeds_and_fetches": (
@@ -85,8 +79,6 @@ METHOD_EXCEPTIONS: Dict[str, Tuple[str, str]] = {
     "canned.linear_testing_utils.": (ABSENT, _TEST_HELPERS),
     "canned.v1.": (ABSENT, _TEST_HELPERS),
     "inputs.queues.": (ABSENT, _QUEUES),
-    "training._TrainingExecutor.": (ABSENT, _EXECUTOR),
-    "training._NewCheckpointListenerForEvaluate.": (ABSENT, _EXECUTOR),
     "export.function._EstimatorSpecFunction.": (ABSENT, _EXPORT_FUNCTION),
     "export.function._EstimatorWrappedGraph.": (ABSENT, _EXPORT_FUNCTION),
     "EstimatorSpecFunction._defun": (ABSENT, _EXPORT_FUNCTION),
