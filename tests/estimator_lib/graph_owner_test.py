@@ -182,6 +182,11 @@ class HookPointsTest(tf.test.TestCase):
         list(estimator.predict(_input_fn))
         estimator.export_saved_model(os.path.join(self.get_temp_dir(), "export"),
                                      _serving_input_receiver_fn)
+        self.assertNotIn("_get_iterator_from_input_fn", called)  # A strategy's alone.
+        Counting(_model_fn, config=estimator_lib.RunConfig(
+            model_dir=os.path.join(self.get_temp_dir(), "mirrored"),
+            train_distribute=tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))).train(
+                _input_fn, steps=1)
         self.assertEqual(set(called), set(construction.HOOK_POINTS))
 
 
@@ -232,9 +237,11 @@ class OneInputPathTest(tf.test.TestCase):
                             node.func.attr in ("large_arrays_fed", "make_initializable_iterator"):
                         makers.setdefault(node.func.attr, []).append(relative)
         self.assertEqual(makers["large_arrays_fed"], ["graph/inputs.py"])
-        # The one-shot iterator's fallback (patch 1) is the only other maker.
+        # dataset_batches and `iterator` (the default of the Estimator's
+        # `_get_iterator_from_input_fn`, without a strategy); the one-shot iterator's
+        # fallback (patch 1) is the only other maker.
         self.assertEqual(sorted(makers["make_initializable_iterator"]),
-                         ["graph/inputs.py", "tf_internals/patches.py"])
+                         ["graph/inputs.py", "graph/inputs.py", "tf_internals/patches.py"])
 
 
 class HooksInOnePlaceTest(tf.test.TestCase):

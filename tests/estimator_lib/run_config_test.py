@@ -58,6 +58,23 @@ class RunConfigTest(parameterized.TestCase, tf.test.TestCase):
         with self.assertRaises(AttributeError):
             config._not_an_original_attribute  # pylint: disable=pointless-statement
 
+    def test_a_subclass_property_may_read_its_private_attribute(self):
+        # The original's early_stopping_test: a RunConfig subclass sets `_is_chief` and
+        # its `is_chief` property returns it (this recursed once here).
+        class FakeRunConfig(el.RunConfig):
+            def __init__(self, is_chief):
+                super().__init__()
+                self._is_chief = is_chief
+
+            @property
+            def is_chief(self):
+                return self._is_chief
+
+        config = FakeRunConfig(is_chief=False)
+        self.assertFalse(config.is_chief)
+        self.assertFalse(el.Estimator(lambda features, labels, mode: None,
+                                      config=config).config.is_chief)
+
     def test_setting_checkpoint_steps_clears_secs(self):
         config = el.RunConfig(save_checkpoints_steps=10)
         self.assertEqual((config.save_checkpoints_steps, config.save_checkpoints_secs), (10, None))

@@ -154,9 +154,13 @@ class RunConfig:
 
     def __getattr__(self, name):
         # Only for names not found otherwise: the original's private attributes.
-        if name.startswith("_") and (name[1:] in _FIELD_NAMES or name[1:] in _CLUSTER_NAMES) \
-                and "_cluster" in self.__dict__:
-            return getattr(self, name[1:])
+        # The stored value, not the public property: a subclass's property may read
+        # the private name (`return self._is_chief`), as the original's could.
+        if name.startswith("_") and "_cluster" in self.__dict__:
+            if name[1:] in _FIELD_NAMES:
+                return self.__dict__[name[1:]]
+            if name[1:] in _CLUSTER_NAMES:
+                return getattr(self.__dict__["_cluster"], name[1:])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __post_init__(self):

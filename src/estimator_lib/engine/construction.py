@@ -24,6 +24,7 @@ HOOK_POINTS = (
     "_call_model_fn",
     "_get_features_and_labels_from_input_fn",
     "_get_features_from_input_fn",
+    "_get_iterator_from_input_fn",
     "_create_global_step",
     "_create_and_assert_global_step",
     "_validate_features_in_predict_input",

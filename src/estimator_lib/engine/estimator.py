@@ -631,6 +631,11 @@ class Estimator:
         self._validate_features_in_predict_input(features)
         return features, hooks
 
+    def _get_iterator_from_input_fn(self, input_fn, mode, distribution=None):
+        """(iterator, input hooks) of input_fn: with a strategy (train), its per-replica
+        iterator over what `_call_input_fn` returns for each input context."""
+        return inputs.iterator(self, input_fn, mode, distribution)
+
     def _validate_features_in_predict_input(self, result):
         inputs.warn_without_dataset(result)
 

@@ -13,7 +13,7 @@ loop of `steps_per_run`, a strategy's replicas, evaluate, predict). Within it:
   `InputInitializerHook` that feeds the large arrays.
 """
 
-from typing import Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import tensorflow as tf
 from tensorflow.python.util import deprecation
@@ -100,7 +100,7 @@ def read(owner, input_fn: Callable, mode: str, *, strategy=None,
     # pylint: disable=protected-access
     with tf_patches.large_arrays_fed() as feeds:
         if strategy is not None:
-            return _replicated(owner, strategy, input_fn, mode, feeds)
+            return _replicated(owner, strategy, input_fn, mode)
         if steps_per_run > 1:
             result = owner._call_input_fn(dataset_form(input_fn), mode)
             if not is_dataset(result):
@@ -137,23 +137,39 @@ def dataset_batches(dataset, feeds=None) -> Tuple[Callable, List]:
             [InputInitializerHook(lambda: iterator.initializer, feeds or {})])
 
 
-def _replicated(owner, strategy, input_fn, mode, feeds) -> Tuple[Callable, List]:
-    """(get_next, hooks) over the strategy's iterator: per-replica batches.
+def _replicated(owner, strategy, input_fn, mode) -> Tuple[Callable, List]:
+    """(get_next, hooks) over the iterator of the owner's `_get_iterator_from_input_fn`
+    (`iterator`, the default): per-replica batches, as the original."""
+    iterator_, hooks = owner._get_iterator_from_input_fn(  # pylint: disable=protected-access
+        input_fn, mode, strategy)
+    return (lambda: split_features_and_labels(iterator_.get_next())), list(hooks)
 
-    As the original: the input_fn batches per replica and is not split.
+
+def iterator(owner, input_fn: Callable, mode: str, distribution=None) -> Tuple[Any, List]:
+    """`(iterator, input hooks)` of `input_fn`: the default of the Estimator's
+    `_get_iterator_from_input_fn`, as the original's.
+
+    With a strategy, its `make_input_fn_iterator` calls the owner's `_call_input_fn` with
+    each input context (the input_fn batches per replica and is not split); without
+    one, an initializable iterator over the Dataset the input_fn returns. Either way
+    large arrays are fed (`large_arrays_fed`, where `read` opened it) and the input
+    runs without tf.data's autotune thread.
     """
-    # pylint: disable=protected-access
+    feeds = tf_patches.current_feeds()
+    if distribution is None:
+        dataset = tf_patches.autotune_thread_off(owner._call_input_fn(input_fn, mode))  # pylint: disable=protected-access
+        result = tf.compat.v1.data.make_initializable_iterator(dataset)
+        return result, [InputInitializerHook(lambda: result.initializer, feeds)]
     with tf_patches.per_device_autotune_off(), process_swaps.ignoring_warnings(
             tf_patches.DATA_OPTIONS_WARNING, UserWarning):
         # TensorFlow's MultiDeviceIterator reads dataset.options() in graph mode, which
         # warns (a UserWarning) on every replicated input; the user did nothing to see.
-        iterator = strategy.make_input_fn_iterator(
+        result = distribution.make_input_fn_iterator(
             # The per-device datasets' own prefetch runs the input beside the step.
-            lambda input_context: tf_patches.autotune_thread_off(owner._call_input_fn(
+            lambda input_context: tf_patches.autotune_thread_off(owner._call_input_fn(  # pylint: disable=protected-access
                 dataset_form(input_fn), mode, input_context=input_context),
                 keep_injected_prefetch=False))
-    return (lambda: split_features_and_labels(iterator.get_next()),
-            [InputInitializerHook(lambda: _initializer(iterator), feeds)])
+    return result, [InputInitializerHook(lambda: _initializer(result), feeds)]
 
 
 def _initializer(iterator):

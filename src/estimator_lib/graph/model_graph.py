@@ -52,6 +52,9 @@ class GraphOwner(Protocol):
     def _get_features_from_input_fn(self, input_fn: Callable, mode: str):
         """Returns `(features, input hooks)` of `input_fn` (predict)."""
 
+    def _get_iterator_from_input_fn(self, input_fn: Callable, mode: str, distribution=None):
+        """Returns `(iterator, input hooks)` of `input_fn` (a strategy's replicas)."""
+
     def _call_model_fn(self, features, labels, mode: str, config: RunConfig) -> EstimatorSpec:
         """Calls the model_fn; returns its EstimatorSpec."""
 

@@ -97,8 +97,7 @@ METHOD_EXCEPTIONS: Dict[str, Tuple[str, str]] = {
     **{f"Estimator.{name}": (ABSENT, _TRAIN) for name in (
         "_train_model", "_train_model_default", "_train_model_distributed",
         "_actual_train_model_distributed", "_train_with_estimator_spec",
-        "_train_with_estimator_spec_distributed", "_convert_train_steps_to_hooks",
-        "_get_iterator_from_input_fn")},
+        "_train_with_estimator_spec_distributed", "_convert_train_steps_to_hooks")},
     **{f"Estimator.{name}": (ABSENT, _EVAL) for name in (
         "_actual_eval", "_call_model_fn_eval", "_call_model_fn_eval_distributed",
         "_convert_eval_steps_to_hooks")},

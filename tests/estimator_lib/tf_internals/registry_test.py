@@ -35,6 +35,7 @@ _OWN = {("engine/extenders.py", "_warm_start_settings"),  # Estimator's settings
         ("graph/inputs.py", "_call_input_fn"),
         ("graph/inputs.py", "_get_features_from_input_fn"),
         ("graph/inputs.py", "_get_features_and_labels_from_input_fn"),
+        ("graph/inputs.py", "_get_iterator_from_input_fn"),
         # The original canned modules' private helpers, under their names: ours, reached
         # on call (those modules import this one).
         ("canned/original_helpers.py", "_create_tpu_estimator_spec"),  # a head's TPU spec
