@@ -114,7 +114,35 @@ RULES = [
                "v1 module), which TF 2.21 no longer has (tpu_embedding_v1/v2/v3 remain)",
     },
 ]
+_MONITORED_TRAINING_SESSION = (
+    "stated reason: mocks TensorFlow's own tensorflow.python.training.training."
+    "MonitoredTrainingSession (TF's private, not the estimator's) to inspect the arguments "
+    "the original passed it; estimator_lib makes its training sessions in "
+    "training/session.py (docs/estimator.md, deliberate differences 11 and 12), so the mock "
+    "is not reached and the test's fake cluster is waited for")
+
 TESTS = {
+    # Class (i) tests that still fail, each with its stated reason (docs/estimator.md,
+    # "The original's own unit tests").
+    "training_test.py::TrainingExecutorRunPsTest::test_std_server": {
+        "class": "i",
+        "note": "stated reason: docs/estimator.md, deliberate difference 26: run_ps starts "
+                "the server as the original, then serves until the job ends instead of "
+                "join() forever; the test asserts join()",
+    },
+    **{f"estimator_test.py::EstimatorTrainTest::{name}": {
+        "class": "i", "note": _MONITORED_TRAINING_SESSION} for name in (
+            "test_master_distributed_hooks", "test_master_distributed_hooks_for_worker_0",
+            "test_master_distributed_hooks_for_worker_nonzero",
+            "test_master_hooks_single_replica", "test_master_hooks_single_replica_with_ps")},
+    "estimator_test.py@v1::EstimatorTrainTest::test_hooks_with_distributed_collective_ops": {
+        "class": "i", "note": _MONITORED_TRAINING_SESSION},
+    "keras_test.py::TestKerasEstimator::test_gpu_config": {
+        "class": "i",
+        "note": "stated reason: docs/estimator.md, deliberate difference 27: "
+                "model_to_estimator leaves the Keras backend's global session alone; the "
+                "test reads the session config there",
+    },
     "canned/head_test.py::CreateEstimatorSpecTest::*": {
         "class": "i",
         "note": "subclasses the private canned.head._Head (the original's abstract methods: "

@@ -112,6 +112,8 @@ DIFFERENCES = {
     23: _EARLY_STOPPING,  # resuming a model_dir trained without such a hook
     24: ("Estimator.export_saved_model",),  # no TensorFlow deprecation warnings
     25: ("EstimatorSpec",),  # unknown mode (and numpy_input_fn's string x) refused at once
+    26: ("train_and_evaluate",),  # ps tasks end
+    27: ("model_to_estimator",),  # the Keras backend's session left alone
 }
 # Differences with no public object a user would look up, each with why. None today.
 NO_PUBLIC_API = {}

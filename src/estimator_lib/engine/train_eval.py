@@ -37,6 +37,7 @@ def train_and_evaluate(estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
     - Deliberate difference 8: a chief-only hook's step read no longer hangs workers.
     - Deliberate difference 11: distributed sessions close in the background.
     - Deliberate difference 12: start-up waits are bounded (docs/multi_worker.md).
+    - Deliberate difference 26: a `ps` task ends once the chief and workers finish.
 
     Args:
         estimator: The `Estimator` to train and evaluate.

@@ -234,6 +234,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     - Deliberate difference 7: the loss is divided by the replica count once.
     - Deliberate difference 10: it starts from every weight, non-trainable ones too.
     - Deliberate difference 13: the training loss is tagged `loss` in TensorBoard.
+    - Deliberate difference 27: the Keras backend's global session is left alone.
 
     Args:
         keras_model: A compiled `tf.keras` model (Keras 2, tf_keras). Exclusive with

@@ -37,6 +37,21 @@ class ModelToEstimatorTest(tf.test.TestCase):
         tf_keras.backend.clear_session()  # Layer names start again at `dense`.
         self.model_dir = tempfile.mkdtemp(dir=self.get_temp_dir())
 
+    def test_the_keras_backend_session_is_left_alone(self):
+        # docs/estimator.md, deliberate difference 27: the original set a session with
+        # the Estimator's session config as the backend's global one.
+        from unittest import mock  # pylint: disable=import-outside-toplevel
+        from tf_keras.src import backend  # pylint: disable=import-outside-toplevel
+        config = el.RunConfig(session_config=tf.compat.v1.ConfigProto(
+            gpu_options=tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=0.3)))
+        with mock.patch.object(backend, "set_session") as set_session, \
+                mock.patch.object(tf.compat.v1.keras.backend, "set_session") as v1_set:
+            estimator = el.model_to_estimator(keras_model=_sequential(),
+                                              model_dir=self.model_dir, config=config)
+            estimator.train(_input_fn(), steps=1)
+        set_session.assert_not_called()
+        v1_set.assert_not_called()
+
     def test_reference_probe(self):
         model = tf_keras.Sequential([
             tf_keras.layers.Dense(8, input_shape=(4,)), tf_keras.layers.Dense(2)])
