@@ -258,7 +258,7 @@ TREE = {
                               "_get_unique_target_key=_pandas_unique_target_key")),
     P + "inputs.queues": (),
     P + "inputs.queues.feeding_functions": ((_L + "legacy.original_helpers", "HAS_PANDAS"),),
-    P + "inputs.queues.feeding_queue_runner": (),
+    P + "inputs.queues.feeding_queue_runner": _L + "legacy.feeding_queue_runner",
     # ---------------------------------------------------- tools/, tpu/
     P + "tools": (),
     P + "tools.analytics": ((_L + "legacy.original_helpers",

@@ -64,9 +64,6 @@ _NAMES = ("module-level private name of the original: issue 44 part 1 (names), "
           "the `libs` branch")
 _V1_HEAD = _T + "canned.head."
 PENDING = {
-    _P + "inputs.queues.feeding_queue_runner._FeedingQueueRunner": (
-        "queue feeding is not re-provided: numpy_input_fn and pandas_input_fn feed tf.data "
-        "(docs/estimator.md, \"Private names\"); one GitHub file, no library"),
 }
 
 
