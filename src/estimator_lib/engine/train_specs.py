@@ -10,6 +10,7 @@ from estimator_lib.core.model_fn import check_hooks
 from estimator_lib.export import exporters as exporter_lib
 
 _HOOKS_LEAD = "All hooks must be `SessionRunHook` instances"
+_LISTENERS_LEAD = "All saving_listeners must be `CheckpointSaverListener` instances"
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks",
@@ -47,11 +48,8 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
             raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
         return super().__new__(
             cls, input_fn=input_fn, max_steps=max_steps,
-            hooks=check_hooks(hooks, "hooks", lead=_HOOKS_LEAD),
-            saving_listeners=check_hooks(
-                saving_listeners, "saving_listeners",
-                tf.compat.v1.train.CheckpointSaverListener,
-                lead="All saving_listeners must be `CheckpointSaverListener` instances"))
+            hooks=_validate_hooks(hooks),
+            saving_listeners=_validate_saving_listeners(saving_listeners))
 
 
 class EvalSpec(collections.namedtuple("EvalSpec", [
@@ -102,7 +100,7 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
         return super().__new__(
             cls, input_fn=input_fn, steps=steps, name=name,
-            hooks=check_hooks(hooks, "hooks", lead=_HOOKS_LEAD),
+            hooks=_validate_hooks(hooks),
             exporters=_validate_exporters(exporters), start_delay_secs=start_delay_secs,
             throttle_secs=throttle_secs)
 
@@ -142,21 +140,13 @@ def _validate_input_fn(input_fn):
 
 def _validate_hooks(hooks):
     """The hooks as a tuple; TypeError for one that is not a SessionRunHook."""
-    hooks = tuple(hooks or [])
-    for hook in hooks:
-        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
-            raise TypeError(f"{_HOOKS_LEAD}, given: {hook}")
-    return hooks
+    return check_hooks(hooks, "hooks", lead=_HOOKS_LEAD)
 
 
 def _validate_saving_listeners(saving_listeners):
     """The listeners as a tuple; TypeError for one that is not a CheckpointSaverListener."""
-    saving_listeners = tuple(saving_listeners or [])
-    for listener in saving_listeners:
-        if not isinstance(listener, tf.compat.v1.train.CheckpointSaverListener):
-            raise TypeError("All saving_listeners must be `CheckpointSaverListener` "
-                            f"instances, given: {listener}")
-    return saving_listeners
+    return check_hooks(saving_listeners, "saving_listeners",
+                       tf.compat.v1.train.CheckpointSaverListener, lead=_LISTENERS_LEAD)
 
 
 def _assert_eval_spec(eval_spec):
