@@ -12,6 +12,8 @@ importing them (bench/startup_import.py, tests/estimator_lib/import_cost_test.py
 # First: a TensorFlow without the internals we need fails here, in one line.
 from estimator_lib.tf_internals import registry as _registry
 _registry.check()
+from estimator_lib.tf_internals import patches as _patches
+_patches.write_graph_on_protobuf_7()  # patch 6: tf.io.write_graph on TF 2.20 + protobuf 7
 
 from estimator_lib import export
 from estimator_lib import hooks

@@ -32,8 +32,35 @@ _FACTORY_LINES = (
     "factory: Attempting to register factory for plugin cuBLAS when one has already been "
     "registered")
 
+# tf-nightly 2.23.0.dev20261026 on a machine without a GPU: the cuInit line and the
+# source locations of its status.
+_CUINIT_WITH_TRACE = (
+    "E0000 00:00:1796207659.045909   20038 cuda_platform.cc:57] failed call to cuInit: "
+    "INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)\n"
+    "=== Source Location Trace: ===\n"
+    "external/xla/xla/stream_executor/cuda/cuda_status.cc:50\n"
+    "\n")
+
 
 class QuietStartTest(unittest.TestCase):
+
+    def test_the_nightlys_cuinit_trace_goes_with_its_line(self):
+        text = ("I0000 00:00:1.0   1 port.cc:153] oneDNN custom operations are on.\n"
+                + _CUINIT_WITH_TRACE + "my program's line\n\nits next line\n")
+        program = ["my program's line", "", "its next line"]
+        self.assertEqual(program, quiet_start.without_noise(text, gpu_expected=False))
+        # Where NVIDIA devices exist the cuInit line is kept, and its trace with it.
+        self.assertEqual(_CUINIT_WITH_TRACE.splitlines() + program,
+                         quiet_start.without_noise(text, gpu_expected=True))
+
+    def test_a_trace_after_a_kept_line_is_kept(self):
+        trace = _CUINIT_WITH_TRACE.split("\n", 1)[1]
+        text = ("E0000 00:00:1.0   1 some_op.cc:9] a real failure\n" + trace
+                + "I0000 00:00:1.0   1 x.cc:1] start-up info after it\n")
+        self.assertEqual(["E0000 00:00:1.0   1 some_op.cc:9] a real failure",
+                          "=== Source Location Trace: ===",
+                          "external/xla/xla/stream_executor/cuda/cuda_status.cc:50", ""],
+                         quiet_start.without_noise(text, gpu_expected=False))
 
     def test_the_start_up_lines_of_tf_2_16_to_2_20_are_noise(self):
         for line in _FACTORY_LINES + (

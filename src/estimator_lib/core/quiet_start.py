@@ -9,7 +9,10 @@ not reach, and on a machine without a GPU the first device listing logs
 error" before anything of theirs. TF 2.16-2.20 write some of those lines in their own
 timestamped format (`2026-12-02 05:18:39.877407: E ...cuda_driver.cc:152] failed call
 to cuInit`), and 2.16-2.18 add "Unable to register cuFFT/cuDNN/cuBLAS factory" errors
-(a CUDA plugin registered twice, on every machine): hidden too. So `load_tensorflow`
+(a CUDA plugin registered twice, on every machine): hidden too. The nightly (2.23.0.dev)
+follows its cuInit line with the error's source locations (`=== Source Location Trace:
+===`, one `path/file.cc:50` a line, a blank line): hidden with the line they follow,
+kept with a line that is kept. So `load_tensorflow`
 imports TensorFlow and lists the GPUs with stderr (file descriptor 2) captured, then
 passes on what was written less those lines. The cuInit line is kept where NVIDIA
 device files exist (/dev/nvidia0...): there a failed cuInit is a real problem (a driver
@@ -22,6 +25,7 @@ import os
 import re
 import sys
 import tempfile
+from typing import List
 
 from estimator_lib.core import environment
 
@@ -40,6 +44,9 @@ _START_UP_NOISE = re.compile(
     r"Attempting to register factory for plugin cu(FFT|DNN|BLAS) when one has already "
     r"been registered$)")
 _NO_GPU_NOISE = re.compile(rf"^(E\d{{4}} |{_TIMESTAMP}E ).*failed call to cuInit")
+# The source locations absl prints after a logged error's status (the nightly's cuInit).
+_TRACE_START = "=== Source Location Trace: ==="
+_TRACE_LOCATION = re.compile(r"^\S+:\d+$")
 
 
 def nvidia_devices_present() -> bool:
@@ -53,12 +60,31 @@ def is_start_up_noise(line: str, *, gpu_expected: bool) -> bool:
                 or (not gpu_expected and _NO_GPU_NOISE.match(line)))
 
 
+def without_noise(text: str, *, gpu_expected: bool) -> List[str]:
+    """The lines of `text` (stderr captured while TensorFlow started) less the start-up
+    lines, each with the source-location trace that follows it (module docstring)."""
+    kept = []
+    noise = in_trace = False  # Whether the last line outside a trace was dropped.
+    for line in text.splitlines():
+        if line.rstrip() == _TRACE_START:
+            in_trace = True
+        elif in_trace and _TRACE_LOCATION.match(line.rstrip()):
+            pass
+        elif in_trace and not line.strip():
+            in_trace = False  # The blank line that ends the trace: part of it.
+        else:
+            in_trace = False
+            noise = is_start_up_noise(line, gpu_expected=gpu_expected)
+        if not noise:
+            kept.append(line)
+    return kept
+
+
 def write_without_noise(text: str, *, gpu_expected: bool) -> None:
     """Writes `text` (stderr captured while TensorFlow started) to stderr, less the
     start-up lines (tests/conftest.py filters its xdist workers' start the same way)."""
-    for line in text.splitlines():
-        if not is_start_up_noise(line, gpu_expected=gpu_expected):
-            sys.stderr.write(line + "\n")
+    for line in without_noise(text, gpu_expected=gpu_expected):
+        sys.stderr.write(line + "\n")
     sys.stderr.flush()
 
 

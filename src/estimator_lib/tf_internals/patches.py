@@ -72,17 +72,30 @@ force. Nothing else in the package assigns to a TensorFlow module or class.
    each device's dataset (the host iterator's elements and a
    fixed prefetch(1), nothing to tune) ran its own autotune thread and paid the
    same wait, 4.7 s in 2 of 3 MirroredStrategy train() calls.
+6. `write_graph_on_protobuf_7()` — replaces the `text_format` module that
+   `tensorflow.python.framework.graph_io` calls by one whose `MessageToString` drops
+   `float_format`. Why: `tf.io.write_graph(..., as_text=True)` of TensorFlow 2.15-2.20
+   passes `float_format=''`, which protobuf 7 no longer takes, and TensorFlow 2.20 allows
+   protobuf 7 (`protobuf>=5.28.0`; pip installs 7.36 with it today): every
+   `tf.compat.v1.train.CheckpointSaverHook` a program passes to `train()` (also
+   `estimator_lib.CheckpointSaverHook`, which is TensorFlow's) raised TypeError when its
+   session started, and so did `tf.io.write_graph`. TensorFlow 2.21 dropped the argument;
+   with it dropped here, 2.20 writes what 2.21 writes. When: from the API's load
+   (`_api.py`, after the check of internals) on, and only on TensorFlow 2.20 or earlier
+   with a protobuf whose `MessageToString` has no `float_format`; never undone.
 """
 
 import atexit
 import collections
 import contextlib
+import inspect
 import random
 import threading
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
+from estimator_lib.tf_internals import versions
 from estimator_lib.tf_internals.process_swaps import SharedSwap, ignoring_warnings
 
 LARGE_ARRAY_BYTES = 1 << 20  # Arrays at least this large are fed rather than frozen.
@@ -385,3 +398,41 @@ def per_device_autotune_off():
             yield
         finally:
             _per_device.depth -= 1
+
+
+# ------------------------------------ 6. tf.io.write_graph on protobuf 7
+
+class _TextFormatWithoutFloatFormat:
+    """`google.protobuf.text_format` as graph_io calls it: `MessageToString` without the
+    `float_format` protobuf 7 dropped (what TensorFlow 2.21's graph_io passes)."""
+
+    def __init__(self, text_format):
+        self._text_format = text_format
+
+    def __getattr__(self, name):
+        return getattr(self._text_format, name)
+
+    def MessageToString(self, message, float_format=None, **kwargs):  # pylint: disable=invalid-name
+        """Returns `text_format.MessageToString(message, **kwargs)`; `float_format` ignored."""
+        del float_format
+        return self._text_format.MessageToString(message, **kwargs)
+
+
+def takes_float_format() -> bool:
+    """Says whether this protobuf's `text_format.MessageToString` takes `float_format`
+    (protobuf 4.25 and 5.29 do, 7.36 does not)."""
+    from google.protobuf import text_format  # pylint: disable=import-outside-toplevel
+    return "float_format" in inspect.signature(text_format.MessageToString).parameters
+
+
+def write_graph_on_protobuf_7(tensorflow_version: Optional[str] = None) -> bool:
+    """Makes `tf.io.write_graph` of TensorFlow `tensorflow_version` (default: this one)
+    work on protobuf 7 (module docstring). Idempotent. Returns True where the patch is in
+    force: TensorFlow 2.20 or earlier with a protobuf that has no `float_format`."""
+    version = tensorflow_version or versions.tensorflow_version()
+    if versions.minor(version) > (2, 20) or takes_float_format():
+        return False
+    from tensorflow.python.framework import graph_io  # pylint: disable=import-outside-toplevel
+    if not isinstance(graph_io.text_format, _TextFormatWithoutFloatFormat):
+        graph_io.text_format = _TextFormatWithoutFloatFormat(graph_io.text_format)
+    return True

@@ -243,6 +243,10 @@ PRIVATES: List[Private] = [
     _p(_TF + "profiler.internal._pywrap_profiler_plugin", "xspace_to_tools_data",
        "hooks/profiler.py", "the profile's Chrome trace (where 2.19+ keep the converter)",
        since="2.19"),
+    # ------------------------------------------------------------ graph.pbtxt
+    _p(_TF + "framework.graph_io", "text_format", "tf_internals/patches.py",
+       "tf.io.write_graph (and TensorFlow's CheckpointSaverHook) on protobuf 7, where "
+       "2.15-2.20 pass the float_format it dropped (patch 6)", writes=True, until="2.20"),
     # ------------------------------------------------------------ RNN, SavedModelEstimator
     _p(_FC + "sequence_feature_column", "concatenate_context_input", "canned/rnn.py",
        "context features joined to each sequence step, as the original's RNN"),

@@ -12,7 +12,11 @@ right here:
   wire format, and the same text), and those lists are sorted by key.
 - float and double fields: the Python printer writes the shortest digits that read back
   the same (`1.0`, `0.27216554`), the C printer `1`, `0.272165537`. Those lines are
-  rewritten with the Python printer's own formatting.
+  rewritten with the Python printer's own formatting. That is `tf.io.write_graph`'s on
+  TensorFlow 2.21; 2.15 (the original's) to 2.20 pass `float_format=''`, and a float
+  field then reads `0.10000000149011612` (every digit of the double it widens to):
+  `write_graph_args()` says which, and the rewrite follows it (a protobuf 7 that no
+  longer takes `float_format` under 2.20 prints as 2.21: tf_internals/patches.py, 6).
 
 Where either rule might not hold (a field name the schema uses for a float and for
 something else, text that is not ASCII, a protobuf runtime other than upb), the Python
@@ -35,7 +39,7 @@ import functools
 import operator
 import re
 import secrets
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import tensorflow as tf
 from google.protobuf import descriptor
@@ -46,6 +50,9 @@ from google.protobuf import text_encoding
 from google.protobuf import text_format
 from google.protobuf.internal import api_implementation
 from google.protobuf.internal import type_checkers
+
+from estimator_lib.tf_internals import patches
+from estimator_lib.tf_internals import versions
 
 _ENTRY_KEY = operator.attrgetter("key")
 _FLOAT_TYPES = (descriptor.FieldDescriptor.TYPE_FLOAT, descriptor.FieldDescriptor.TYPE_DOUBLE)
@@ -173,6 +180,16 @@ def _byte_escapes() -> List[str]:
 
 
 @functools.lru_cache(maxsize=None)
+def write_graph_args() -> Dict[str, str]:
+    """The arguments this TensorFlow's `tf.io.write_graph` gives
+    `text_format.MessageToString`: `float_format=''` on TensorFlow 2.20 and earlier
+    (where protobuf still takes it), none on 2.21 and later (module docstring)."""
+    if versions.minor(versions.tensorflow_version()) <= (2, 20) and patches.takes_float_format():
+        return {"float_format": ""}
+    return {}
+
+
+@functools.lru_cache(maxsize=None)
 def _schema() -> Optional[_Schema]:
     """The schema for the C printer's path, or None where the Python printer must print:
     another runtime than upb, or a printer whose text of the probe is not the Python
@@ -183,7 +200,8 @@ def _schema() -> Optional[_Schema]:
     if not schema.usable:
         return None
     probe = _probe_graph_def()
-    if _c_printer_text(probe, schema) != text_format.MessageToString(probe):
+    if _c_printer_text(probe, schema) != text_format.MessageToString(probe,
+                                                                     **write_graph_args()):
         return None
     return schema
 
@@ -251,11 +269,15 @@ def _python_number(name: str, text: str, double_names) -> str:
         return "nan"
     if name in double_names:
         return str(value)
-    return str(type_checkers.ToShortestFloat(type_checkers.TruncateToFourByteFloat(value)))
+    value = type_checkers.TruncateToFourByteFloat(value)
+    if write_graph_args():  # float_format='': every digit of the widened double.
+        return str(value)
+    return str(type_checkers.ToShortestFloat(value))
 
 
 def graph_text(graph_def) -> str:
-    """`text_format.MessageToString(graph_def)`, the same string, printed by protobuf's C printer.
+    """`text_format.MessageToString(graph_def, **write_graph_args())`, the same string,
+    printed by protobuf's C printer.
 
     Args:
         graph_def: A `tf.compat.v1.GraphDef`.
@@ -265,9 +287,11 @@ def graph_text(graph_def) -> str:
     """
     schema = _schema()
     if schema is None or not hasattr(graph_def, "SerializeToString"):
-        return text_format.MessageToString(graph_def)
+        return text_format.MessageToString(graph_def, **write_graph_args())
     text = _c_printer_text(graph_def, schema)
-    return text_format.MessageToString(graph_def) if text is None else text
+    if text is None:
+        return text_format.MessageToString(graph_def, **write_graph_args())
+    return text
 
 
 def _c_printer_text(graph_def, schema: _Schema) -> Optional[str]:

@@ -29,7 +29,9 @@ _SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(cluster._
 _DEADLINE_SECS = 30
 
 # Each task prints its TF_CONFIG and a stderr line; with an argument it also writes its
-# pid and a child's (a `sleep`) to PIDS_DIR and waits, or (worker 1) exits 3 at once.
+# pid and a child's (a `sleep`) to PIDS_DIR and waits, or (worker 1) exits 3 once chief 0
+# and worker 0 have written theirs (exiting at once, it let the launcher stop them before
+# they started, under load: 1 run in 3 at load average 6).
 _TASK = textwrap.dedent("""
     import json, os, signal, subprocess, sys, time
     config = json.loads(os.environ["TF_CONFIG"])
@@ -38,6 +40,9 @@ _TASK = textwrap.dedent("""
     print("to stderr", file=sys.stderr, flush=True)
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     if mode == "fail" and task == {"type": "worker", "index": 1}:
+        while not all(os.path.exists(os.path.join(sys.argv[2], name + ".pids"))
+                      for name in ("chief0", "worker0")):
+            time.sleep(0.05)
         sys.exit(3)
     if mode in ("fail", "wait", "stubborn"):
         if mode == "stubborn":
