@@ -209,6 +209,24 @@ class LinearClassifier(EstimatorV1):
 class LinearRegressorV2(Estimator):
     """Linear regressor (tf.estimator.LinearRegressor); `label_dimension` targets.
 
+    Examples:
+        Two steps of training on four examples (y = 2x), then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.LinearRegressor(feature_columns=[x_column],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), sorted(metrics)
+        (2, ['average_loss', 'global_step', 'label/mean', 'loss', 'prediction/mean'])
+
     Args:
         feature_columns: The feature columns the model reads (each a `FeatureColumn`).
         model_dir: Where checkpoints and summaries go; None takes `config.model_dir` or a
@@ -248,6 +266,26 @@ class LinearRegressorV2(Estimator):
 
 class LinearRegressor(EstimatorV1):
     """tf.compat.v1.estimator.LinearRegressor: v1 columns and optimizers, SUM loss.
+
+    Examples:
+        Two steps of training on four examples (y = 2x), then one evaluation; the
+        v1 loss is the batch's sum, four times the average:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> est = estimator_lib.canned.LinearRegressor(feature_columns=[x_column],
+        ...                                            model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(np.isclose(metrics["loss"],
+        ...                                               4 * metrics["average_loss"]))
+        (2, True)
 
     Args:
         feature_columns: The feature columns the model reads (each a `FeatureColumn`).
