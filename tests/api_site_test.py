@@ -46,6 +46,18 @@ class ApiSiteTest(unittest.TestCase):
             # Pointers into docs/*.md are links (issue 47): the one-line differences.
             self.assertIn('<a href="guides/estimator.html#deliberate-difference-20">'
                           'Deliberate difference 20</a>', page)
+            # A class TensorFlow provides, re-exported as it is (a hook), says its docstring
+            # is TensorFlow's and links the example of the module that re-exports it.
+            self.assertIn("docstring above is TensorFlow's. Examples:\n                    "
+                          '<a href="estimator_lib/hooks.html#examples">estimator_lib.hooks\'s '
+                          "Examples</a>.", page)
+            with open(os.path.join(output, "estimator_lib", "hooks.html"),
+                      encoding="utf-8") as f:
+                hooks_page = f.read()
+            examples = hooks_page.index('<h6 id="examples">')
+            self.assertLess(examples, hooks_page.index('<section id="LoggingTensorHook">'))
+            self.assertIn('<span class="n">hooks</span><span class="o">.</span><span class="n">'
+                          'LoggingTensorHook</span>', hooks_page[examples:examples + 20000])
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):

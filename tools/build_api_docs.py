@@ -148,6 +148,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
                               template_directory=_TEMPLATES, show_source=True)
         pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
         pdoc.render.env.globals["alias_class"] = api_docs_links.alias_class
+        pdoc.render.env.globals["examples_link"] = api_docs_examples.examples_link
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
     # Pointers into docs/*.md become links to the rendered guides; then pages one
     # level down link the guides relative to themselves.

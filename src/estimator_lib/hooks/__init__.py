@@ -48,6 +48,16 @@ Examples:
     >>> recorder.losses, round(float(final_ops[-1].final_ops_values["w"]), 4)
     ([1.0, 0.64, 0.4096], 0.488)
 
+    A hook can be tried without a session: build what the loop would pass it, a
+    `SessionRunContext` and the `SessionRunValues` of a run:
+
+    >>> hook = LossRecorder(stop_after=1)
+    >>> context = hooks.SessionRunContext(original_args=hooks.SessionRunArgs([]), session=None)
+    >>> hook.after_run(context, hooks.SessionRunValues(results={"loss": 0.25}, options=None,
+    ...                                                 run_metadata=None))
+    >>> hook.losses, context.stop_requested
+    ([0.25], True)
+
     The built-in hooks: two more steps with the learning rate fed as 0 (so the loss
     stays), the loss logged, steps/sec counted and a checkpoint at every step, with a
     `CheckpointSaverListener` told of each save; model_fn's `ProfilerHook` wrote a
@@ -71,6 +81,20 @@ Examples:
     ([0.2621, 0.2621], [3, 4, 5], 5)
     >>> sorted(name for name in os.listdir(model_dir) if name.startswith("timeline"))
     ['timeline-2.json', 'timeline-5.json']
+
+    A `NanTensorHook` stops training on a NaN loss with `NanLossDuringTrainingError`:
+
+    >>> def nan_model_fn(features, labels, mode):
+    ...     step = tf.compat.v1.train.get_or_create_global_step()
+    ...     loss = tf.constant(float("nan"))
+    ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=step.assign_add(1),
+    ...                                        training_hooks=[hooks.NanTensorHook(loss)])
+    >>> try:
+    ...     estimator_lib.Estimator(nan_model_fn, model_dir=tempfile.mkdtemp()).train(
+    ...         input_fn, steps=1)
+    ... except hooks.NanLossDuringTrainingError as error:
+    ...     print(error)
+    NaN loss during training.
 
     A `SecondOrStepTimer` (what the hooks above use for `every_n_*`) on its own:
 
