@@ -78,18 +78,14 @@ def examples_without_doctests(root=_PACKAGE):
 # tf.estimator's classes and functions (tests/data/tf215_names.json, each by the first
 # path that reaches it) with no example yet. Fill one in and take it off; never add.
 NO_EXAMPLE_YET = frozenset((
-    "tf.compat.v1.estimator.BaselineClassifier",
     "tf.compat.v1.estimator.BaselineEstimator",
     "tf.compat.v1.estimator.BestExporter",
-    "tf.compat.v1.estimator.DNNClassifier",
     "tf.compat.v1.estimator.DNNEstimator",
-    "tf.compat.v1.estimator.DNNLinearCombinedClassifier",
     "tf.compat.v1.estimator.DNNLinearCombinedEstimator",
     "tf.compat.v1.estimator.Estimator",
     "tf.compat.v1.estimator.Exporter",
     "tf.compat.v1.estimator.FinalExporter",
     "tf.compat.v1.estimator.LatestExporter",
-    "tf.compat.v1.estimator.LinearClassifier",
     "tf.compat.v1.estimator.LinearEstimator",
     "tf.compat.v1.estimator.VocabInfo",
     "tf.compat.v1.estimator.experimental.InMemoryEvaluatorHook",
@@ -104,10 +100,6 @@ NO_EXAMPLE_YET = frozenset((
     "tf.compat.v1.estimator.tpu.TPUEstimator",
     "tf.compat.v1.estimator.tpu.TPUEstimatorSpec",
     "tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec",
-    "tf.compat.v2.estimator.BaselineEstimator",
-    "tf.compat.v2.estimator.DNNEstimator",
-    "tf.compat.v2.estimator.DNNLinearCombinedEstimator",
-    "tf.compat.v2.estimator.LinearEstimator",
     "tf.compat.v2.estimator.experimental.RNNClassifier",
 ))
 
