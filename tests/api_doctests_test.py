@@ -87,12 +87,6 @@ NO_EXAMPLE_YET = frozenset((
     "tf.compat.v1.estimator.experimental.dnn_logit_fn_builder",
     "tf.compat.v1.estimator.experimental.linear_logit_fn_builder",
     "tf.compat.v1.estimator.inputs.pandas_input_fn",
-    "tf.compat.v1.estimator.tpu.InputPipelineConfig",
-    "tf.compat.v1.estimator.tpu.RunConfig",
-    "tf.compat.v1.estimator.tpu.TPUConfig",
-    "tf.compat.v1.estimator.tpu.TPUEstimator",
-    "tf.compat.v1.estimator.tpu.TPUEstimatorSpec",
-    "tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec",
     "tf.compat.v2.estimator.experimental.RNNClassifier",
 ))
 
