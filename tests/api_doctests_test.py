@@ -84,9 +84,6 @@ NO_EXAMPLE_YET = frozenset((
     "tf.compat.v1.estimator.LinearEstimator",
     "tf.compat.v1.estimator.VocabInfo",
     "tf.compat.v1.estimator.experimental.LinearSDCA",
-    "tf.compat.v1.estimator.experimental.dnn_logit_fn_builder",
-    "tf.compat.v1.estimator.experimental.linear_logit_fn_builder",
-    "tf.compat.v1.estimator.inputs.pandas_input_fn",
     "tf.compat.v2.estimator.experimental.RNNClassifier",
 ))
 

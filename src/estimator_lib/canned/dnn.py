@@ -101,6 +101,22 @@ def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dr
 
     Raises:
         ValueError: If `units` is not an int.
+
+    Examples:
+        The logits of a batch of two, built in a graph (in a model_fn, pass the
+        function to `call_logit_fn`). Under `estimator_lib.compat.install()` it is
+        `tf.compat.v1.estimator.experimental.dnn_logit_fn_builder`:
+
+        >>> import estimator_lib
+        >>> from estimator_lib.canned.dnn import dnn_logit_fn_builder
+        >>> logit_fn = dnn_logit_fn_builder(
+        ...     units=3, hidden_units=[4], feature_columns=[
+        ...         tf.feature_column.numeric_column("x")], activation_fn=tf.nn.relu,
+        ...     dropout=None, input_layer_partitioner=None, batch_norm=False)
+        >>> with tf.Graph().as_default():
+        ...     logits = logit_fn({"x": tf.constant([[1.0], [2.0]])}, estimator_lib.ModeKeys.TRAIN)
+        >>> logits.shape.as_list()
+        [2, 3]
     """
     _check_units(units)
 
