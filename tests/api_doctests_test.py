@@ -83,7 +83,6 @@ NO_EXAMPLE_YET = frozenset((
     "tf.compat.v1.estimator.DNNLinearCombinedEstimator",
     "tf.compat.v1.estimator.LinearEstimator",
     "tf.compat.v1.estimator.VocabInfo",
-    "tf.compat.v2.estimator.experimental.RNNClassifier",
 ))
 
 
