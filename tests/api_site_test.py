@@ -55,6 +55,12 @@ class ApiSiteTest(unittest.TestCase):
             self.assertIn("docstring above is TensorFlow's. Examples:\n                    "
                           '<a href="estimator_lib/hooks.html#examples">estimator_lib.hooks\'s '
                           "Examples</a>.", page)
+            # So does an alias of a TensorFlow class (`ModeKeys = EstimatorModeKeys`), shown
+            # as the class, not as `ModeKeys = <class ...>`; its example is the top page's.
+            self.assertNotIn("EstimatorModeKeys&#39;&gt;</span>", page)
+            self.assertIn("ModeKeys is TensorFlow's own class", page)
+            self.assertIn('<a href="#examples">estimator_lib\'s Examples</a>', page)
+            self.assertLess(page.index('<h6 id="examples">'), page.index('<section id="'))
             with open(os.path.join(output, "estimator_lib", "hooks.html"),
                       encoding="utf-8") as f:
                 hooks_page = f.read()
