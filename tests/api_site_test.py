@@ -68,6 +68,13 @@ class ApiSiteTest(unittest.TestCase):
             self.assertLess(examples, hooks_page.index('<section id="LoggingTensorHook">'))
             self.assertIn('<span class="n">hooks</span><span class="o">.</span><span class="n">'
                           'LoggingTensorHook</span>', hooks_page[examples:examples + 20000])
+            # The canned page shows the 24 canned classes (its __all__), not only the
+            # compat layer's mappings.
+            with open(os.path.join(output, "estimator_lib", "canned.html"),
+                      encoding="utf-8") as f:
+                canned_page = f.read()
+            self.assertEqual(24, canned_page.count('<section id="'))
+            self.assertIn('<section id="DNNRegressorV2">', canned_page)
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):
