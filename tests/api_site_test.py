@@ -23,7 +23,8 @@ class ApiSiteTest(unittest.TestCase):
 
     def test_the_reference_builds_strictly_with_the_guides_linked(self):
         with tempfile.TemporaryDirectory() as output:
-            env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+            # As README's command runs: no TF_CPP_MIN_LOG_LEVEL of the user's.
+            env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
             done = subprocess.run(
                 [sys.executable, os.path.join(_REPO, "tools", "build_api_docs.py"),
                  "--strict", "--fail-undocumented", "--output", output],
@@ -31,6 +32,9 @@ class ApiSiteTest(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stdout[-3000:] + done.stderr[-3000:])
             self.assertIn("0 warning(s); 0 broken link(s) or reference(s); 0 public member(s) "
                           "without a docstring", done.stdout)
+            # TensorFlow's C++ start-up lines are hidden, as the binaries hide them.
+            self.assertNotIn("absl::InitializeLog", done.stderr)
+            self.assertNotIn("cudart_stub.cc", done.stderr)
             for page in ("index.html", "estimator_lib.html", "estimator_lib/canned.html",
                          "guides/MIGRATION.html", "guides/binaries.html",
                          "guides/flags.html"):
@@ -46,6 +50,31 @@ class ApiSiteTest(unittest.TestCase):
             # Pointers into docs/*.md are links (issue 47): the one-line differences.
             self.assertIn('<a href="guides/estimator.html#deliberate-difference-20">'
                           'Deliberate difference 20</a>', page)
+            # A class TensorFlow provides, re-exported as it is (a hook), says its docstring
+            # is TensorFlow's and links the example of the module that re-exports it.
+            self.assertIn("docstring above is TensorFlow's. Examples:\n                    "
+                          '<a href="estimator_lib/hooks.html#examples">estimator_lib.hooks\'s '
+                          "Examples</a>.", page)
+            # So does an alias of a TensorFlow class (`ModeKeys = EstimatorModeKeys`), shown
+            # as the class, not as `ModeKeys = <class ...>`; its example is the top page's.
+            self.assertNotIn("EstimatorModeKeys&#39;&gt;</span>", page)
+            self.assertIn("ModeKeys is TensorFlow's own class", page)
+            self.assertIn('<a href="#examples">estimator_lib\'s Examples</a>', page)
+            self.assertLess(page.index('<h6 id="examples">'), page.index('<section id="'))
+            with open(os.path.join(output, "estimator_lib", "hooks.html"),
+                      encoding="utf-8") as f:
+                hooks_page = f.read()
+            examples = hooks_page.index('<h6 id="examples">')
+            self.assertLess(examples, hooks_page.index('<section id="LoggingTensorHook">'))
+            self.assertIn('<span class="n">hooks</span><span class="o">.</span><span class="n">'
+                          'LoggingTensorHook</span>', hooks_page[examples:examples + 20000])
+            # The canned page shows the 24 canned classes (its __all__), not only the
+            # compat layer's mappings.
+            with open(os.path.join(output, "estimator_lib", "canned.html"),
+                      encoding="utf-8") as f:
+                canned_page = f.read()
+            self.assertEqual(24, canned_page.count('<section id="'))
+            self.assertIn('<section id="DNNRegressorV2">', canned_page)
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):

@@ -81,14 +81,15 @@ def alias_class(member):
 
     Returns:
         For a public module variable bound to a class of estimator_lib
-        (`DNNClassifier = DNNClassifierV2`), a `pdoc.doc.Class` of that class named by
-        the alias, taken from the class's own module and qualname; else None.
+        (`DNNClassifier = DNNClassifierV2`) or of TensorFlow (`ModeKeys =
+        EstimatorModeKeys`), a `pdoc.doc.Class` of that class named by the alias, taken
+        from the class's own module and qualname; else None.
     """
     import pdoc.doc  # pylint: disable=import-outside-toplevel
 
     value = getattr(member, "default_value", None)
     if (not isinstance(member, pdoc.doc.Variable) or not inspect.isclass(value)
-            or not value.__module__.startswith("estimator_lib")):
+            or not value.__module__.startswith(("estimator_lib", "tensorflow"))):
         return None
     return pdoc.doc.Class(member.modulename, member.qualname, value,
                           (value.__module__, value.__qualname__))

@@ -137,8 +137,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
     import pdoc  # pylint: disable=import-outside-toplevel
     import pdoc.render  # pylint: disable=import-outside-toplevel
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import estimator_lib  # noqa: F401  (TensorFlow loads here, not under pdoc's watch)
+    _import_estimator_lib_quietly()  # TensorFlow loads here, not under pdoc's watch.
 
     nav = _render_guides(output)
     _render_examples_as_code()
@@ -148,6 +147,7 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
                               template_directory=_TEMPLATES, show_source=True)
         pdoc.render.env.globals["rendered_at"] = api_docs_links.rendered_at
         pdoc.render.env.globals["alias_class"] = api_docs_links.alias_class
+        pdoc.render.env.globals["examples_link"] = api_docs_examples.examples_link
         pdoc.pdoc("estimator_lib", output_directory=pathlib.Path(output))
     # Pointers into docs/*.md become links to the rendered guides; then pages one
     # level down link the guides relative to themselves.
@@ -173,6 +173,38 @@ def build(output: str, strict: bool, fail_undocumented: bool = False) -> int:
           f"{os.path.join(output, 'undocumented.txt')})")
     failed = (strict and (ours or broken)) or (fail_undocumented and undocumented)
     return 1 if failed else 0
+
+
+def _import_estimator_lib_quietly() -> None:
+    """Imports estimator_lib, and TensorFlow with it, without TF's C++ start-up lines.
+
+    As the binaries do (estimator_lib/core/quiet_start.py): TF 2.21 writes them
+    (`I0000 ... cudart_stub.cc ... Could not find cuda drivers`, twice) through absl
+    before its log is initialised, where TF_CPP_MIN_LOG_LEVEL does not reach, so stderr
+    is captured while the package loads and passed on less those lines. A user who sets
+    TF_CPP_MIN_LOG_LEVEL gets every line as TensorFlow writes it.
+    """
+    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        import estimator_lib  # noqa: F401  pylint: disable=import-outside-toplevel
+        return
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    loaded = False
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            import estimator_lib  # noqa: F401  pylint: disable=import-outside-toplevel
+            loaded = True
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            text = captured.read().decode(errors="replace")
+            if not loaded:  # The import failed: every line may help.
+                sys.stderr.write(text)
+    from estimator_lib.core import quiet_start  # pylint: disable=import-outside-toplevel
+    quiet_start.write_without_noise(text, gpu_expected=quiet_start.nvidia_devices_present())
 
 
 def _broken_references(pdoc_doc, modules) -> list:

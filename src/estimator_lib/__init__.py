@@ -2,6 +2,32 @@
 
 Import it before TensorFlow touches `tf.keras`: it sets TF_USE_LEGACY_KERAS=1 so
 that `tf.keras` is Keras 2 (tf_keras), which graph-mode Estimators need.
+
+Examples:
+    A model_fn that branches on the mode (`ModeKeys`): trained (y = 2x), evaluated,
+    then asked for a prediction:
+
+    >>> import tempfile
+    >>> import tensorflow as tf
+    >>> import estimator_lib
+    >>> def model_fn(features, labels, mode):
+    ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+    ...     prediction = w * features["x"]
+    ...     if mode == estimator_lib.ModeKeys.PREDICT:
+    ...         return estimator_lib.EstimatorSpec(mode, predictions={"y": prediction})
+    ...     loss = tf.reduce_mean(tf.square(prediction - labels))
+    ...     step = tf.compat.v1.train.get_or_create_global_step()
+    ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+    ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    >>> def input_fn():
+    ...     return tf.data.Dataset.from_tensors(({"x": [1.0, 2.0]}, [2.0, 4.0])).repeat()
+    >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+    >>> est = est.train(input_fn, steps=20)
+    >>> float(est.evaluate(input_fn, steps=1)["loss"]) < 1e-6
+    True
+    >>> predictions = est.predict(lambda: tf.data.Dataset.from_tensors({"x": [3.0]}))
+    >>> round(float(next(predictions)["y"]), 3)
+    6.0
 """
 
 # pylint: disable=g-bad-import-order,wrong-import-position

@@ -79,7 +79,7 @@ class _LazyModule(types.ModuleType):
 
 
 def lazy_module(name: str) -> types.ModuleType:
-    """Module `name`, imported when first used (after flag parsing, in main).
+    """Returns module `name`, imported when first used (after flag parsing, in main).
 
     A binary names the modules that load TensorFlow this way at its top, so that
     --help and flag errors are answered in a fraction of a second.
@@ -88,7 +88,7 @@ def lazy_module(name: str) -> types.ModuleType:
 
 
 def one_line(error: BaseException) -> str:
-    """The error's message on one line (absl joins some with newlines)."""
+    """Returns the error's message on one line (absl joins some with newlines)."""
     return user_errors.one_line(error)
 
 
@@ -110,7 +110,7 @@ def fail(program: str, message: str, exit_code: int = EXIT_USAGE) -> NoReturn:
 
 
 def for_the_command_line(message: str) -> str:
-    """`message` with each remedy a Python caller would use replaced by its flag or command.
+    """Rewrites `message`: each remedy a Python caller would use becomes its flag or command.
 
     datasets/ names remedies as arguments (`Pass on_bad_file='skip'`); a user of a
     binary needs the flag (`Pass --on_bad_file=skip`). errors.REMEDIES lists them.
@@ -132,7 +132,7 @@ def declare_key_flags(holders: Sequence[absl_flags.FlagHolder]) -> None:
 
 
 def flag_owners() -> Dict[str, Tuple[str, ...]]:
-    """Flag name -> the binaries that read it, from each binary's KEY_FLAGS."""
+    """Maps each flag name to the binaries that read it, from each binary's KEY_FLAGS."""
     owners: Dict[str, Tuple[str, ...]] = {}
     for binary in BINARIES:
         module = importlib.import_module(f"estimator_lib.bin.{binary}")
@@ -196,14 +196,14 @@ def refuse_arguments(argv: Sequence[str]) -> None:
 
 
 def require_dir(holder: absl_flags.FlagHolder, what: str) -> str:
-    """The value of the folder flag `holder`; UsageError when unset (`what` says what it is)."""
+    """Returns the folder flag `holder`'s value; UsageError when unset (`what` says what it is)."""
     if not holder.value:
         raise app.UsageError(f"--{holder.name} is required: {what}.")
     return holder.value
 
 
 def check_dir_exists(holder: absl_flags.FlagHolder, expected: str) -> None:
-    """UsageError when the folder flag `holder` names a local path that is not a folder.
+    """Raises UsageError when the folder flag `holder` names a local path that is not a folder.
 
     The message says what the path is (missing, or a file) and what was `expected`
     (one of the EXPECT_* phrases: the layout and the command that writes one).
@@ -214,7 +214,7 @@ def check_dir_exists(holder: absl_flags.FlagHolder, expected: str) -> None:
 
 
 def not_a_folder(name: str, value: Optional[str], expected: str) -> Optional[str]:
-    """What is wrong with the local path --`name`=`value` as a folder, or None if it is one.
+    """Says what is wrong with the local path --`name`=`value` as a folder, or None if it is one.
 
     Args:
         name: The flag's name.
@@ -231,7 +231,7 @@ def not_a_folder(name: str, value: Optional[str], expected: str) -> Optional[str
 
 
 def check_device_count(count: int, asked: Optional[str] = None) -> None:
-    """UsageError when `count` devices are more than a machine without a GPU can give.
+    """Raises UsageError when `count` devices are more than a machine without a GPU can give.
 
     Checked before TensorFlow loads only where no NVIDIA device file exists (then
     TensorFlow sees no GPU); with one, the job checks against TensorFlow's count.
@@ -305,7 +305,7 @@ def run(main: Callable[[List[str]], None], *, program: str,
         key_flags: Sequence[absl_flags.FlagHolder] = (),
         argv: Optional[List[str]] = None,
         check: Optional[Callable[[], None]] = None) -> None:
-    """`app.run(main)`, with one-line errors, `--help` listing `key_flags`, and only them.
+    """Runs `app.run(main)`, with one-line errors, `--help` listing `key_flags`, and only them.
 
     Before TensorFlow loads: positional arguments are refused and `check` (the
     binary's own checks of its flags, raising `app.UsageError` or `UserError`) runs,

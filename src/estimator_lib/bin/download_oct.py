@@ -37,7 +37,7 @@ SAMPLE_CLASSES = ("CNV", "DME", "DRUSEN", "NORMAL")  # oct_folder.CLASS_NAMES
 
 
 def download_oct(data_dir: str, **kwargs) -> str:
-    """`datasets.download_oct`, loaded when first called (after the flags are parsed)."""
+    """Calls `datasets.download_oct`, loaded when first called (after the flags are parsed)."""
     return oct_folder.download_oct(data_dir, **kwargs)
 
 
@@ -55,7 +55,7 @@ def count_images(root: str) -> dict:
 
 
 def check() -> None:
-    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    """Finds the flag mistakes that need no TensorFlow (cli.run calls it before it loads)."""
     if defs.SYNTHETIC_SAMPLE.value:
         data_dir = cli.require_dir(defs.DATA_DIR, "the folder to write the sample into, "
                                                   "e.g. --data_dir=/tmp/oct-sample")

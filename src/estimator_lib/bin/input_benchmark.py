@@ -127,7 +127,7 @@ def _pipeline(folder, class_names, grayscale, size, batch_size, batches, seed):
 
 
 def measure(runners: Dict[str, Callable[[], int]], repeats: int) -> Dict[str, Dict]:
-    """Images/sec and CPU ms/image of each runner: a warm-up pass, then interleaved passes."""
+    """Measures images/sec and CPU ms/image of each runner: warm-up, then interleaved passes."""
     for run in runners.values():
         run()  # Tracing, autotuning, the page cache.
     rates: Dict[str, List[float]] = {name: [] for name in runners}
@@ -146,7 +146,7 @@ def measure(runners: Dict[str, Callable[[], int]], repeats: int) -> Dict[str, Di
 
 
 def check() -> None:
-    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    """Finds the flag mistakes that need no TensorFlow (cli.run calls it before it loads)."""
     cli.check_dir_exists(defs.DATA_DIR, cli.EXPECT_IMAGES)
 
 

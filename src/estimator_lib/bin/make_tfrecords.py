@@ -62,7 +62,7 @@ def _report(name: str, metadata: dict, output_dir: str) -> str:
 
 
 def check() -> None:
-    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    """Finds the flag mistakes that need no TensorFlow (cli.run calls it before it loads)."""
     cli.require_dir(defs.DATA_DIR, "the OCT download folder or a folder of CLASS/*.jpeg "
                                    "images")
     cli.require_dir(defs.OUTPUT_DIR, "where the TFRecord shards go")

@@ -279,7 +279,7 @@ def _notes(machine: Dict, scope: str, counts: List[int]) -> List[str]:
 
 
 def check() -> None:
-    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    """Finds the flag mistakes that need no TensorFlow (cli.run calls it before it loads)."""
     counts = sorted(int(c) for c in defs.DEVICES.value)
     for count in counts:
         cli.check_device_count(

@@ -36,7 +36,7 @@ KEY_FLAGS = (
 
 
 def config_from_flags():
-    """The job the flags describe, as plain values (a `job.JobConfig`)."""
+    """Returns the job the flags describe, as plain values (a `job.JobConfig`)."""
     from estimator_lib.bin.jobs import job  # pylint: disable=import-outside-toplevel
     return job.JobConfig(
         model_dir=defs.MODEL_DIR.value, dataset=defs.DATASET.value,
@@ -56,7 +56,7 @@ def config_from_flags():
 
 
 def check() -> None:
-    """The flag mistakes found without TensorFlow (cli.run calls it before it loads)."""
+    """Finds the flag mistakes that need no TensorFlow (cli.run calls it before it loads)."""
     expected = {"oct": cli.EXPECT_IMAGES, "tfrecords": cli.EXPECT_TFRECORDS,
                 "fashion_mnist": cli.EXPECT_FASHION_MNIST}.get(defs.DATASET.value)
     if expected:

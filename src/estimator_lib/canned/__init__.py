@@ -31,11 +31,16 @@ from estimator_lib.canned.baseline import BaselineEstimatorV2
 from estimator_lib.canned.baseline import BaselineRegressor
 from estimator_lib.canned.baseline import BaselineRegressorV2
 
-from estimator_lib.canned import baseline as _baseline
-from estimator_lib.canned import dnn as _dnn
-from estimator_lib.canned import dnn_linear_combined as _dnn_linear_combined
-from estimator_lib.canned import kmeans as _kmeans
-from estimator_lib.canned import linear as _linear
+# The 24 classes, as the reference's canned page shows them (the mappings below are for
+# the compat layer, not for users).
+__all__ = [f"{kind}{role}{version}" for kind in ("DNN", "Linear", "DNNLinearCombined", "Baseline")
+           for role in ("Classifier", "Regressor", "Estimator") for version in ("V2", "")]
+
+from estimator_lib.canned import baseline as _baseline  # noqa: E402
+from estimator_lib.canned import dnn as _dnn  # noqa: E402
+from estimator_lib.canned import dnn_linear_combined as _dnn_linear_combined  # noqa: E402
+from estimator_lib.canned import kmeans as _kmeans  # noqa: E402
+from estimator_lib.canned import linear as _linear  # noqa: E402
 
 _KINDS = ("DNN", "Linear", "DNNLinearCombined", "Baseline")
 _MODULE_OF = {"DNN": _dnn, "Linear": _linear, "DNNLinearCombined": _dnn_linear_combined,

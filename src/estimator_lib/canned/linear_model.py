@@ -258,6 +258,20 @@ def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
 
     Returns:
         A function `logit_fn(features)` returning the logits tensor.
+
+    Examples:
+        The logits of a batch of two, built in a graph (in a model_fn, pass the
+        function to `call_logit_fn`). Under `estimator_lib.compat.install()` it is
+        `tf.compat.v1.estimator.experimental.linear_logit_fn_builder`:
+
+        >>> import estimator_lib
+        >>> from estimator_lib.canned.linear_model import linear_logit_fn_builder
+        >>> logit_fn = linear_logit_fn_builder(
+        ...     units=1, feature_columns=[tf.feature_column.numeric_column("x")])
+        >>> with tf.Graph().as_default():
+        ...     logits = logit_fn({"x": tf.constant([[1.0], [2.0]])})
+        >>> logits.shape.as_list()
+        [2, 1]
     """
 
     def linear_logit_fn(features):

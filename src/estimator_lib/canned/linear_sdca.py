@@ -34,18 +34,30 @@ class LinearSDCA:
 
     Not a `tf.compat.v1.train.Optimizer`: pass it as the estimator's `optimizer`.
     Usable with v2 feature columns, `sparse_combiner='sum'`, and a binary label (classifier) or a
-    one-dimensional label (regressor). Example:
-
-        linear_sdca = tf.estimator.experimental.LinearSDCA(
-            example_id_column='example_id', num_loss_partitions=1,
-            num_table_shards=1, symmetric_l2_regularization=2.0)
-        classifier = tf.estimator.LinearClassifier(
-            feature_columns=[real_feature_column, sparse_feature_column],
-            weight_column=..., optimizer=linear_sdca)
-        classifier.train(input_fn_train, steps=50)
+    one-dimensional label (regressor).
 
     The input_fn's features hold `example_id_column`: a string Tensor of shape
     [batch_size] identifying each example (its dual state is kept per id).
+
+    Examples:
+        A LinearClassifier trained two steps by SDCA on four examples, then evaluated:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     features = {"x": np.array([[0.0], [1.0], [2.0], [3.0]], np.float32),
+        ...                 "example_id": np.array([b"0", b"1", b"2", b"3"])}
+        ...     labels = np.array([[0], [0], [1], [1]])
+        ...     return tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(4)
+        >>> sdca = estimator_lib.experimental.LinearSDCA(
+        ...     example_id_column="example_id", symmetric_l2_regularization=2.0)
+        >>> est = estimator_lib.LinearClassifier([tf.feature_column.numeric_column("x")],
+        ...                                      optimizer=sdca, model_dir=tempfile.mkdtemp())
+        >>> metrics = est.train(input_fn, steps=2).evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
 
     Args:
         example_id_column: The feature key of the example ids.

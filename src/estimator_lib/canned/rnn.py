@@ -350,6 +350,26 @@ class RNNClassifier(RNNEstimator):
         sequence_mask: With `return_sequences`: the features key of the sequence
             mask; computed from the sequence lengths when the input lacks it, and
             added to the predictions.
+
+    Examples:
+        Sequences of two numbers each (a sparse sequence feature), two steps of
+        training on four of them, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = tf.sparse.from_dense(np.array([[1.0, 2.0], [2.0, 1.0], [3.0, 4.0],
+        ...                                        [4.0, 3.0]], np.float32))
+        ...     labels = tf.constant([[1], [0], [1], [0]])
+        ...     return tf.data.Dataset.from_tensors(({"x": x}, labels)).repeat()
+        >>> est = estimator_lib.experimental.RNNClassifier(
+        ...     sequence_feature_columns=[tf.feature_column.sequence_numeric_column("x")],
+        ...     units=[4], model_dir=tempfile.mkdtemp())
+        >>> metrics = est.train(input_fn, steps=2).evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(0.0 <= metrics["accuracy"] <= 1.0)
+        (2, True)
     """
 
     def __init__(self, sequence_feature_columns, context_feature_columns=None,

@@ -286,6 +286,19 @@ def call_logit_fn(logit_fn: Callable, features, mode, params, config):
 
     Raises:
         ValueError: If the logit_fn returns anything else.
+
+    Examples:
+        Only the arguments the logit function names are passed:
+
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def logit_fn(features, mode):
+        ...     return features["x"] * (2.0 if mode == estimator_lib.ModeKeys.TRAIN else 1.0)
+        >>> logits = estimator_lib.experimental.call_logit_fn(
+        ...     logit_fn, {"x": tf.constant([1.5])}, estimator_lib.ModeKeys.TRAIN, params={},
+        ...     config=None)
+        >>> logits.numpy().tolist()
+        [3.0]
     """
     args = set(function_utils.fn_args(logit_fn))
     kwargs = {name: value for name, value in

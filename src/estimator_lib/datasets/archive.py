@@ -19,7 +19,7 @@ Progress = Callable[[int, int], None]
 
 
 def unsafe_reason(name: str) -> Optional[str]:
-    """Why an archive entry name could escape the destination, or None."""
+    """Returns why an archive entry name could escape the destination, or None."""
     normalized = name.replace("\\", "/")
     if normalized.startswith("/"):
         return "absolute path"

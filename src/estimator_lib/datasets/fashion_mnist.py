@@ -44,7 +44,7 @@ SPLITS = tuple(FILES)
 
 
 def keras_cache_dir(cache_dir: str = DEFAULT_CACHE_DIR) -> str:
-    """Where `tf_keras.datasets.fashion_mnist.load_data` keeps the files."""
+    """Returns where `tf_keras.datasets.fashion_mnist.load_data` keeps the files."""
     return os.path.join(os.path.expanduser(cache_dir), "datasets",
                         "fashion-mnist")
 

@@ -64,7 +64,7 @@ class FolderListing:
         return {name: counter[i] for i, name in enumerate(self.class_names)}
 
     def summary(self) -> str:
-        """One line: what was read and what was skipped."""
+        """Says in one line what was read and what was skipped."""
         line = f"{len(self.files)} images in {len(self.class_names)} classes " \
                f"under {self.folder}"
         if self.skipped:
@@ -77,7 +77,7 @@ class FolderListing:
 
 
 def skipped_names(skipped: Sequence[Tuple[str, str]], *, most: int = 5) -> str:
-    """The first `most` skipped paths, each with its reason, and how many more."""
+    """Lists the first `most` skipped paths, each with its reason, and how many more."""
     names = ", ".join(f"{path} ({reason})" for path, reason in skipped[:most])
     more = len(skipped) - most
     return names + (f" and {more} more" if more > 0 else "")
@@ -94,7 +94,7 @@ def check_options(on_bad_file: str, verify: str) -> None:
 
 
 def jpeg_problem(path: str) -> Optional[str]:
-    """Cheap check of a JPEG's first and last bytes; None when it looks whole.
+    """Checks a JPEG's first and last bytes (cheaply); None when it looks whole.
 
     Catches a non-image with a .jpeg name, an empty file, and a truncated
     JPEG (no end-of-image marker). Corruption inside the data needs
@@ -118,7 +118,7 @@ def jpeg_problem(path: str) -> Optional[str]:
 
 
 def decode_problem(path: str) -> Optional[str]:
-    """Fully decodes a JPEG; None when TF can decode it."""
+    """Decodes a JPEG fully; None when TF can decode it."""
     try:
         contents = tf.io.read_file(path)
         tf.io.decode_jpeg(contents)
@@ -129,7 +129,7 @@ def decode_problem(path: str) -> Optional[str]:
 
 
 def first_undecodable(paths: Sequence[str], *, chunk: int = 256) -> Optional[str]:
-    """The first of `paths` that TF cannot decode, or None; stops at the first bad chunk."""
+    """Finds the first of `paths` that TF cannot decode, or None; stops at the first bad chunk."""
     for start in range(0, len(paths), chunk):
         part = list(paths[start:start + chunk])
         problems = _decode_all(part, decode_problem)
@@ -141,7 +141,7 @@ def first_undecodable(paths: Sequence[str], *, chunk: int = 256) -> Optional[str
 
 def split_listing(listing: FolderListing, *, test_fraction: float = 0.2,
                   seed: int = 0) -> Tuple[FolderListing, FolderListing]:
-    """A seeded (train, test) split of a listing, per class.
+    """Splits a listing into (train, test), per class, with a seed.
 
     Each class with n >= 2 images gives max(1, round(test_fraction * n)) of them,
     chosen by `seed`, to test and keeps the rest (at least one) for training.

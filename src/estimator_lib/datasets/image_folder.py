@@ -24,7 +24,7 @@ _GLOB_CHARS = set("*?[]\\")
 
 
 def files_dataset(listing: folder_scan.FolderListing) -> tf.data.Dataset:
-    """(path, label int32) of the listing's usable files, in a fixed order.
+    """Makes a dataset of (path, label int32) of the listing's usable files, in a fixed order.
 
     One glob per class folder and extension, matched in the graph, its
     matches labelled with that folder's class index; files the scan left

@@ -34,7 +34,7 @@ def check_channels(channels: int) -> None:
 
 
 def resize_pixels(image: tf.Tensor, size: Tuple[int, int]) -> tf.Tensor:
-    """Bilinear resize of uint8 pixels, to float32 still in [0, 255]."""
+    """Resizes uint8 pixels bilinearly, to float32 still in [0, 255]."""
     return tf.image.resize(image, size, method=tf.image.ResizeMethod.BILINEAR)
 
 

@@ -75,7 +75,7 @@ def _secrets(environ: Mapping[str, str], home: str) -> list:
 
 
 def scrub(message: str, secrets: list) -> str:
-    """One line of `message`, with every secret replaced by '***'."""
+    """Returns one line of `message`, with every secret replaced by '***'."""
     for secret in secrets:
         message = message.replace(secret, "***")
     lines = [line.strip() for line in message.splitlines() if line.strip()]

@@ -79,7 +79,7 @@ def find_root(data_dir: str, *,
 
 
 def is_class_folder(data_dir: str) -> bool:
-    """Whether `data_dir` is a plain CLASS/*.jpeg folder (no split folders)."""
+    """Tells whether `data_dir` is a plain CLASS/*.jpeg folder (no split folders)."""
     names = _dirs(data_dir)
     return bool(names) and not _split_names(data_dir) and any(
         name.lower().endswith(folder_scan.IMAGE_EXTENSIONS)
@@ -87,7 +87,7 @@ def is_class_folder(data_dir: str) -> bool:
 
 
 def available_splits(data_dir: str) -> List[str]:
-    """The splits `make_input_fn` can read: those present, or train and test of a
+    """Lists the splits `make_input_fn` can read: those present, or train and test of a
     plain CLASS/*.jpeg folder; [] when `data_dir` is neither."""
     try:
         root = find_root(data_dir, log=lambda message: None)

@@ -241,7 +241,7 @@ def map_and_batch(dataset: tf.data.Dataset, map_func: Callable, *,
                   batch_size: int, num_parallel_calls: int = AUTOTUNE,
                   drop_remainder: bool = False,
                   deterministic: Optional[bool] = None) -> tf.data.Dataset:
-    """Parallel map then batch; tf.data fuses the two into one kernel.
+    """Maps in parallel, then batches; tf.data fuses the two into one kernel.
 
     Args:
         dataset: The `tf.data.Dataset` to transform.
@@ -364,7 +364,7 @@ def with_options(dataset: tf.data.Dataset, *,
 
 def default_deterministic(mode: str, seed: Optional[int],
                           deterministic: Optional[bool]) -> bool:
-    """Order is kept when asked, when seeded, or outside training.
+    """Decides whether order is kept: when asked, when seeded, or outside training.
 
     Args:
         mode: The `ModeKeys` mode of the input_fn.
@@ -395,7 +395,7 @@ def make_file_input_fn(file_pattern: Union[str, Sequence[str]], *,
                        prefetch_buffer: Optional[int] = AUTOTUNE,
                        drop_remainder: bool = False,
                        deterministic: Optional[bool] = None) -> InputFn:
-    """The card's pipeline over any files: list, shuffle+repeat, map+batch.
+    """Builds the card's pipeline over any files: list, shuffle+repeat, map+batch.
 
     Args:
         file_pattern: Glob(s) of the input files; one file is one example.

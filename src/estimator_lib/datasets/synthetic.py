@@ -76,7 +76,7 @@ def dataset(num_examples: int, *, seed: int = 0,
 
 def load_arrays(num_examples: int, *, seed: int = 0,
                 split: str = "train") -> Tuple[np.ndarray, np.ndarray]:
-    """The same examples as numpy arrays (uint8 images [N,28,28], labels [N]).
+    """Returns the same examples as numpy arrays (uint8 images [N,28,28], labels [N]).
 
     Runs in a private graph, so it works whether or not eager execution is
     on in the caller's context.

@@ -46,7 +46,7 @@ FEATURES = {
 
 
 def shard_name(name: str, index: int, num_shards: int) -> str:
-    """The file name of one shard, e.g. train-00003-of-00042.tfrecord.
+    """Returns the file name of one shard, e.g. train-00003-of-00042.tfrecord.
 
     Args:
         name: The split's name (the files' prefix).
@@ -64,14 +64,14 @@ def shard_name(name: str, index: int, num_shards: int) -> str:
 
 
 def metadata_path(output_dir: str, name: str) -> str:
-    """Where a conversion's metadata file lives."""
+    """Returns where a conversion's metadata file lives."""
     return os.path.join(output_dir, f"{name}.metadata.json")
 
 
 def make_example(*, encoded: bytes, image_format: str, height: int,
                  width: int, channels: int, label: int, text: str,
                  filename: str) -> bytes:
-    """A serialized `tf.train.Example` of one image.
+    """Serializes one image as a `tf.train.Example`.
 
     Args:
         encoded: The image's bytes (JPEG, or raw pixels).
@@ -168,5 +168,5 @@ def check_image_format(image_format: str) -> None:
 
 
 def optional_size(value: Optional[Any]) -> Optional[list]:
-    """JSON-friendly [height, width] or None."""
+    """Returns [height, width] as a JSON-friendly list, or None."""
     return None if value is None else list(value)

@@ -35,6 +35,37 @@ class _V1Meta(abc.ABCMeta):
 
 
 class EstimatorV1(v1_export.ExportSavedModelV1, Estimator, metaclass=_V1Meta):
-    """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`."""
+    """`tf.compat.v1.estimator.Estimator`: the Estimator plus `export_savedmodel`.
+
+    Examples:
+        `tf.compat.v1.estimator.Estimator` under `estimator_lib.compat.install()`: the
+        same training, plus the deprecated `export_savedmodel`:
+
+        >>> import os
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> from estimator_lib import compat
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     prediction = w * features["x"]
+        ...     if mode == estimator_lib.ModeKeys.PREDICT:
+        ...         return estimator_lib.EstimatorSpec(mode, predictions={"y": prediction})
+        ...     loss = tf.reduce_mean(tf.square(prediction - labels))
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors(({"x": [1.0, 2.0]}, [2.0, 4.0])).repeat()
+        >>> def serving_input_receiver_fn():
+        ...     x = tf.compat.v1.placeholder(tf.float32, [None], name="x")
+        ...     return estimator_lib.export.ServingInputReceiver({"x": x}, {"x": x})
+        >>> est = compat.EstimatorV1(model_fn, model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> path = est.export_savedmodel(os.path.join(est.model_dir, "export"),
+        ...                              serving_input_receiver_fn)
+        >>> sorted(os.listdir(os.fsdecode(path)))
+        ['saved_model.pb', 'variables']
+    """
 
     _ESTIMATOR_API_CLASS = True  # Subclasses may not override its public members.

@@ -22,6 +22,34 @@ class Exporter:
     instance in `EvalSpec(exporters=...)`. As the original's, a plain class: the
     `abc.abstractmethod` marks are documentation only (a subclass that leaves one out
     still constructs).
+
+    Examples:
+        An exporter of your own: `train_and_evaluate` calls `export` after each
+        evaluation, with the evaluated checkpoint and its metrics:
+
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> est = estimator_lib.LinearRegressor([tf.feature_column.numeric_column("x")],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> class LossLog(estimator_lib.Exporter):
+        ...     name = "loss_log"
+        ...     def __init__(self):
+        ...         self.calls = []
+        ...     def export(self, estimator, export_path, checkpoint_path, eval_result,
+        ...                is_the_final_export):
+        ...         self.calls.append((int(eval_result["global_step"]), is_the_final_export))
+        >>> log = LossLog()
+        >>> _ = estimator_lib.train_and_evaluate(
+        ...     est, estimator_lib.TrainSpec(input_fn, max_steps=2),
+        ...     estimator_lib.EvalSpec(input_fn, steps=1, exporters=[log], throttle_secs=0))
+        >>> log.calls
+        [(2, True)]
     """
 
     @property
@@ -103,6 +131,31 @@ class FinalExporter(_SavedModelExporter):
 
     Raises:
         ValueError: If `name` is empty.
+
+    Examples:
+        Called as `train_and_evaluate` calls it (list it in `EvalSpec(exporters=...)`),
+        here by hand: nothing until the final export:
+
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> est = estimator_lib.LinearRegressor([tf.feature_column.numeric_column("x")],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([1, 1])})
+        >>> exporter = estimator_lib.FinalExporter("final", receiver_fn)
+        >>> export_path = os.path.join(est.model_dir, "export", exporter.name)
+        >>> exporter.export(est, export_path, est.latest_checkpoint(), {}, False) is None
+        True
+        >>> path = exporter.export(est, export_path, est.latest_checkpoint(), {}, True)
+        >>> sorted(os.listdir(os.fsdecode(path)))  # path: bytes, as the original's
+        ['saved_model.pb', 'variables']
     """
 
     def export(self, estimator, export_path, checkpoint_path, eval_result,
@@ -141,6 +194,29 @@ class LatestExporter(_SavedModelExporter):
 
     Raises:
         ValueError: If `name` is empty or `exports_to_keep` is not positive.
+
+    Examples:
+        Called as `train_and_evaluate` calls it after each evaluation (list it in
+        `EvalSpec(exporters=...)`), here by hand after two steps of training:
+
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> est = estimator_lib.LinearRegressor([tf.feature_column.numeric_column("x")],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([1, 1])})
+        >>> exporter = estimator_lib.LatestExporter("latest", receiver_fn, exports_to_keep=1)
+        >>> export_path = os.path.join(est.model_dir, "export", exporter.name)
+        >>> path = exporter.export(est, export_path, est.latest_checkpoint(), {}, False)
+        >>> sorted(os.listdir(os.fsdecode(path))), len(os.listdir(export_path))  # path: bytes
+        (['saved_model.pb', 'variables'], 1)
     """
 
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
@@ -219,6 +295,30 @@ class BestExporter(_SavedModelExporter):
     Raises:
         ValueError: If `name` is empty, `compare_fn` is not callable or takes other
             arguments than those two, or `exports_to_keep` is not positive.
+
+    Examples:
+        Called as `train_and_evaluate` calls it after each evaluation (list it in
+        `EvalSpec(exporters=...)`), here by hand with made-up results: it exports on
+        the first (no best yet) and on a smaller loss, not on a larger one:
+
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2.0 * x)).repeat().batch(4)
+        >>> est = estimator_lib.LinearRegressor([tf.feature_column.numeric_column("x")],
+        ...                                     model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> receiver_fn = estimator_lib.export.build_raw_serving_input_receiver_fn(
+        ...     {"x": tf.zeros([1, 1])})
+        >>> exporter = estimator_lib.BestExporter("best", receiver_fn, event_file_pattern=None)
+        >>> export_path = os.path.join(est.model_dir, "export", exporter.name)
+        >>> [exporter.export(est, export_path, est.latest_checkpoint(), {"loss": loss},
+        ...                  False) is not None for loss in (2.0, 3.0, 1.0)]
+        [True, False, True]
     """
 
     def __init__(self, name="best_exporter", serving_input_receiver_fn=None,

@@ -76,6 +76,31 @@ class ServingInputReceiver(collections.namedtuple(
 
     A bare tensor for `features` reaches model_fn as `{'feature': tensor}`, as in the
     original; use `TensorServingInputReceiver` to hand model_fn the tensor itself.
+
+    Examples:
+        A serving_input_receiver_fn fed serialized `tf.train.Example`s, parsing one
+        float feature:
+
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def serving_input_receiver_fn():
+        ...     serialized = tf.compat.v1.placeholder(tf.string, [None], name="examples")
+        ...     features = tf.io.parse_example(
+        ...         serialized, {"x": tf.io.FixedLenFeature([1], tf.float32)})
+        ...     return estimator_lib.export.ServingInputReceiver(features,
+        ...                                                      {"examples": serialized})
+        >>> with tf.Graph().as_default():
+        ...     receiver = serving_input_receiver_fn()
+        >>> sorted(receiver.features), sorted(receiver.receiver_tensors)
+        (['x'], ['examples'])
+
+        A bare tensor is named for model_fn (and for the signature):
+
+        >>> with tf.Graph().as_default():
+        ...     x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        ...     receiver = estimator_lib.export.ServingInputReceiver(x, x)
+        >>> sorted(receiver.features), sorted(receiver.receiver_tensors)
+        (['feature'], ['input'])
     """
 
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
@@ -90,7 +115,17 @@ class ServingInputReceiver(collections.namedtuple(
 class TensorServingInputReceiver(collections.namedtuple(
         "TensorServingInputReceiver", ["features", "receiver_tensors",
                                        "receiver_tensors_alternatives"])):
-    """Like ServingInputReceiver, but model_fn receives the single feature tensor as is."""
+    """Like ServingInputReceiver, but model_fn receives the single feature tensor as is.
+
+    Examples:
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> with tf.Graph().as_default():
+        ...     x = tf.compat.v1.placeholder(tf.float32, [None, 3])
+        ...     receiver = estimator_lib.export.TensorServingInputReceiver(x, {"x": x})
+        >>> receiver.features is x, sorted(receiver.receiver_tensors)
+        (True, ['x'])
+    """
 
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
         if features is None:
@@ -211,6 +246,21 @@ def build_raw_supervised_input_receiver_fn(features, labels,
 
     Raises:
         ValueError: If `features` and `labels` share a key.
+
+    Examples:
+        Placeholders shaped like a batch of features and labels, for the TRAIN and EVAL
+        graphs of `Estimator.experimental_export_all_saved_models`:
+
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> receiver_fn = estimator_lib.experimental.build_raw_supervised_input_receiver_fn(
+        ...     {"x": tf.zeros([8, 3])}, tf.zeros([8, 1]))
+        >>> with tf.Graph().as_default():
+        ...     receiver = receiver_fn()
+        >>> receiver.features["x"].shape.as_list(), receiver.labels.shape.as_list()
+        ([None, 3], [None, 1])
+        >>> sorted(receiver.receiver_tensors)
+        ['label', 'x']
     """
     feature_keys = (list(features) if isinstance(features, Mapping)
                     else [SINGLE_RECEIVER_DEFAULT_NAME])

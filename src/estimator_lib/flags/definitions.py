@@ -225,7 +225,7 @@ ON_BAD_FILE = absl_flags.DEFINE_enum(
 
 
 def on_bad_file_value(flag_value: str) -> str:
-    """The datasets/ `on_bad_file` argument for a --on_bad_file value.
+    """Returns the datasets/ `on_bad_file` argument for a --on_bad_file value.
 
     Args:
         flag_value: The flag's value: 'fail', 'skip', or 'raise' (the same as 'fail').

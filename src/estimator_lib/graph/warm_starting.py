@@ -14,7 +14,33 @@ VocabInfo = tf.compat.v1.train.VocabInfo
 class WarmStartSettings(collections.namedtuple("WarmStartSettings", [
         "ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info",
         "var_name_to_prev_var_name"])):
-    """Which variables to take from which checkpoint (fields as tf.estimator's)."""
+    """Which variables to take from which checkpoint (fields as tf.estimator's).
+
+    Examples:
+        A model trained three steps (w from 0 to 0.488), then a second model_dir
+        warm-started from it: its first step starts at 0.488, not at 0:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.square(w - features["x"][0])
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])).repeat()
+        >>> first = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> first = first.train(input_fn, steps=3)
+        >>> settings = estimator_lib.WarmStartSettings(first.model_dir, vars_to_warm_start="w")
+        >>> second = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp(),
+        ...                                  warm_start_from=settings)
+        >>> second = second.train(input_fn, steps=1)
+        >>> round(float(first.get_variable_value("w")), 4), round(float(
+        ...     second.get_variable_value("w")), 4)
+        (0.488, 0.5904)
+    """
 
     def __new__(cls, ckpt_to_initialize_from, vars_to_warm_start=".*",
                 var_name_to_vocab_info=None, var_name_to_prev_var_name=None):

@@ -64,14 +64,36 @@ class Head(abc.ABC):
     original, `_create_tpu_estimator_spec`, whose result's `as_estimator_spec()`
     is returned).
 
-    Example, in a model_fn:
+    As in the original, the train op steps the optimizer, not the global step: set the
+    optimizer's `iterations` to the global step (as the example does), or training
+    with `steps=N` never reaches N.
 
-        head = BinaryClassHead()
-        logits = tf.compat.v1.layers.dense(net, head.logits_dimension)
-        return head.create_estimator_spec(
-            features=features, mode=mode, labels=labels, logits=logits,
-            optimizer=tf.keras.optimizers.legacy.Adagrad(0.1),
-            trainable_variables=tf.compat.v1.trainable_variables())
+    Examples:
+        A head in a model_fn, trained and evaluated: the model makes the logits, the
+        head the loss, metrics, predictions and train op:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> head = estimator_lib.BinaryClassHead()
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [1, head.logits_dimension])
+        ...     logits = tf.matmul(features["x"], w)
+        ...     optimizer = tf.keras.optimizers.legacy.Adagrad(0.1)
+        ...     # The train op steps the optimizer: its iterations are the global step.
+        ...     optimizer.iterations = tf.compat.v1.train.get_or_create_global_step()
+        ...     return head.create_estimator_spec(
+        ...         features=features, mode=mode, labels=labels, logits=logits,
+        ...         optimizer=optimizer, trainable_variables=[w])
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [0], [1], [1]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> metrics = est.train(input_fn, steps=2).evaluate(input_fn, steps=1)
+        >>> isinstance(head, estimator_lib.Head), int(metrics["global_step"]), "auc" in metrics
+        (True, 2, True)
     """
 
     @property

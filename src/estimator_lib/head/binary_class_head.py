@@ -51,6 +51,18 @@ class BinaryClassHead(base_head.SingleHead):
         loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
             returning the unweighted loss [D0, ... DN, 1]; labels arrive as float ids.
         name: Suffix of the metric and summary keys, and the head's name scope.
+
+    Examples:
+        The loss of two examples, and what a prediction holds:
+
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.BinaryClassHead()
+        >>> logits = np.array([[2.0], [-2.0]], np.float32)
+        >>> round(float(head.loss(labels=np.array([[1], [0]]), logits=logits)), 4)
+        0.1269
+        >>> print(*sorted(head.predictions(logits)))
+        all_class_ids all_classes class_ids classes logistic logits probabilities
     """
 
     _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)

@@ -34,6 +34,18 @@ class MultiClassHead(base_head.SingleHead):
         loss_fn: Optional `loss_fn(labels, logits[, features, loss_reduction])`
             returning the unweighted loss [D0, ... DN, 1]; labels arrive as ids.
         name: Suffix of the metric and summary keys, and the head's name scope.
+
+    Examples:
+        The loss of two examples of three classes, and what a prediction holds:
+
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.MultiClassHead(n_classes=3)
+        >>> logits = np.array([[0.0, 0.0, 3.0], [3.0, 0.0, 0.0]], np.float32)
+        >>> round(float(head.loss(labels=np.array([[2], [0]]), logits=logits)), 4)
+        0.0949
+        >>> sorted(head.predictions(logits))
+        ['all_class_ids', 'all_classes', 'class_ids', 'classes', 'logits', 'probabilities']
     """
 
     _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)

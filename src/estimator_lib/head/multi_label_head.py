@@ -54,6 +54,19 @@ class MultiLabelHead(base_head.SingleHead):
         classes_for_class_based_metrics: Class ids or names whose probability mean,
             AUC and PR AUC are reported separately.
         name: Suffix of the metric and summary keys, and the head's name scope.
+
+    Examples:
+        Two examples, each with any of three labels:
+
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.MultiLabelHead(n_classes=3)
+        >>> logits = np.array([[2.0, -2.0, 2.0], [-2.0, 2.0, -2.0]], np.float32)
+        >>> labels = np.array([[1, 0, 1], [0, 1, 0]])
+        >>> round(float(head.loss(labels=labels, logits=logits)), 4)
+        0.1269
+        >>> sorted(head.predictions(logits))
+        ['classes', 'logits', 'probabilities']
     """
 
     _vocabulary = LabelVocabularyOf()  # follows `_label_vocabulary` (vocabulary.py)

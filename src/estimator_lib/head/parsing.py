@@ -102,6 +102,14 @@ def regressor_parse_example_spec(feature_columns: Iterable, label_key: str,
     Raises:
         ValueError: If `label_key` or the weight's key is also a feature, or
             `weight_column` is not a name or numeric column.
+
+    Examples:
+        >>> columns = [tf.feature_column.numeric_column("x", shape=(2,))]
+        >>> spec = regressor_parse_example_spec(columns, label_key="y", label_dimension=3)
+        >>> sorted(spec)
+        ['x', 'y']
+        >>> spec["y"]
+        FixedLenFeature(shape=(3,), dtype=tf.float32, default_value=None)
     """
     return _add_label_and_weight_to_parsing_spec(
         _feature_spec(feature_columns), label_key,

@@ -30,6 +30,18 @@ class RegressionHead(base_head.SingleHead):
         inverse_link_fn: Optional function logits -> predictions (e.g. tf.exp); the
             predictions then also carry the logits.
         name: Suffix of the metric and summary keys, and the head's name scope.
+
+    Examples:
+        The loss of two examples (the mean squared error) and the prediction:
+
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.RegressionHead()
+        >>> logits = np.array([[1.5], [2.5]], np.float32)
+        >>> float(head.loss(labels=np.array([[1.0], [2.0]], np.float32), logits=logits))
+        0.25
+        >>> sorted(head.predictions(logits))
+        ['predictions']
     """
 
     def __init__(self, label_dimension: int = 1, weight_column=None,
@@ -146,6 +158,16 @@ class PoissonRegressionHead(RegressionHead):
         compute_full_loss: Whether the loss adds the Stirling term (constant in the
             logits); see `tf.nn.log_poisson_loss`.
         The others as in RegressionHead.
+
+    Examples:
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.PoissonRegressionHead()
+        >>> logits = np.array([[0.0], [0.7]], np.float32)
+        >>> round(float(head.loss(labels=np.array([[1.0], [2.0]], np.float32), logits=logits)), 4)
+        1.1328
+        >>> [round(float(p), 4) for p in head.predictions(logits)["predictions"][:, 0]]  # exp(logits)
+        [1.0, 2.0138]
     """
 
     def __init__(self, label_dimension: int = 1, weight_column=None,
@@ -174,6 +196,16 @@ class LogisticRegressionHead(RegressionHead):
     Raises:
         ValueError: If `loss_reduction` is invalid; when the loss is computed, if a
             label is outside [0, 1].
+
+    Examples:
+        >>> import numpy as np
+        >>> import estimator_lib
+        >>> head = estimator_lib.LogisticRegressionHead()
+        >>> logits = np.array([[-1.0], [2.0]], np.float32)
+        >>> round(float(head.loss(labels=np.array([[0.2], [0.9]], np.float32), logits=logits)), 4)
+        0.4201
+        >>> [round(float(p), 4) for p in head.predictions(logits)["predictions"][:, 0]]  # sigmoid
+        [0.2689, 0.8808]
     """
 
     def __init__(self, weight_column=None,

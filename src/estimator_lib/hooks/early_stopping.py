@@ -158,6 +158,31 @@ def make_early_stopping_hook(estimator, should_stop_fn: Callable[[], bool],
         TypeError: If `estimator` is not an Estimator, or `should_stop_fn` not callable.
         ValueError: If both `run_every_secs` and `run_every_steps` are set, or a multi-worker
             job is given a time cadence.
+
+    Examples:
+        A `should_stop_fn` that says stop at its third call, asked every step: training
+        for 100 steps stops at step 3:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.square(w - features["x"][0])
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])).repeat()
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> calls = []
+        >>> def should_stop_fn():
+        ...     calls.append(1)
+        ...     return len(calls) == 3
+        >>> hook = estimator_lib.experimental.make_early_stopping_hook(
+        ...     est, should_stop_fn, run_every_secs=None, run_every_steps=1)
+        >>> int(est.train(input_fn, steps=100, hooks=[hook]).get_variable_value("global_step"))
+        3
     """
     # The Estimator's own layer is above this one: an estimator is told by what it has.
     if not (hasattr(type(estimator), "train") and hasattr(estimator, "config")
@@ -238,6 +263,18 @@ def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_st
     Raises:
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
+
+    Examples:
+        Stops training once an evaluation's accuracy is above 0.9, checked every 10
+        steps (the evaluations are those `evaluate()` or `train_and_evaluate` write):
+
+        >>> import tempfile
+        >>> import estimator_lib
+        >>> est = estimator_lib.Estimator(lambda features: None, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.stop_if_higher_hook(
+        ...     est, "accuracy", 0.9, run_every_secs=None, run_every_steps=10)
+        >>> isinstance(hook, estimator_lib.SessionRunHook)
+        True
     """
     return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, True,
                                            eval_dir, min_steps, run_every_secs,
@@ -268,6 +305,30 @@ def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_ste
     Raises:
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
+
+    Examples:
+        Two steps, one evaluation (its loss is under 10), then training for 100 more
+        steps stops at the first check, one step later:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.square(w - features["x"][0])
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])).repeat()
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> float(est.evaluate(input_fn, steps=1)["loss"]) < 10.0
+        True
+        >>> hook = estimator_lib.experimental.stop_if_lower_hook(
+        ...     est, "loss", 10.0, run_every_secs=None, run_every_steps=1)
+        >>> int(est.train(input_fn, steps=100, hooks=[hook]).get_variable_value("global_step"))
+        3
     """
     return _stop_if_threshold_crossed_hook(estimator, metric_name, threshold, False,
                                            eval_dir, min_steps, run_every_secs,
@@ -322,6 +383,17 @@ def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase,
     Raises:
         ValueError: If both cadences are set, or (when the hook runs) an evaluation lacks
             `metric_name`.
+
+    Examples:
+        Stops training once the evaluation accuracy has not increased for 1000 steps:
+
+        >>> import tempfile
+        >>> import estimator_lib
+        >>> est = estimator_lib.Estimator(lambda features: None, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.stop_if_no_increase_hook(
+        ...     est, "accuracy", max_steps_without_increase=1000)
+        >>> isinstance(hook, estimator_lib.SessionRunHook)
+        True
     """
     return _stop_if_no_metric_improvement_hook(
         estimator, metric_name, max_steps_without_increase, True, eval_dir, min_steps,
@@ -401,6 +473,16 @@ def make_stop_at_checkpoint_step_hook(estimator, last_step, wait_after_file_chec
     Returns:
         On the chief, a `StopAtStepHook`; on other workers, a hook that stops once a checkpoint
         has reached `last_step`.
+
+    Examples:
+        On the chief (here: no TF_CONFIG, a single process) it is a `StopAtStepHook`:
+
+        >>> import tempfile
+        >>> import estimator_lib
+        >>> est = estimator_lib.Estimator(lambda features: None, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.make_stop_at_checkpoint_step_hook(est, 1000)
+        >>> isinstance(hook, estimator_lib.StopAtStepHook)
+        True
     """
     if job_shape.role_of(estimator.config).is_chief:
         return tf.compat.v1.train.StopAtStepHook(last_step=last_step)

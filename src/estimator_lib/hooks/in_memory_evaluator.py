@@ -62,6 +62,28 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
     than global variables in training; no custom saver or init_fn in the EVAL
     model_fn's Scaffold. Evaluation variables absent from training keep their
     initial values.
+
+    Examples:
+        Four steps of training, evaluated in the same process before the first step,
+        after step 2 and at the end:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.square(w - features["x"][0])
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors(({"x": [1.0]}, [1.0])).repeat()
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> hook = estimator_lib.experimental.InMemoryEvaluatorHook(
+        ...     est, input_fn, steps=1, every_n_iter=2)
+        >>> est = est.train(input_fn, steps=4, hooks=[hook])
+        >>> sorted(estimator_lib.experimental.read_eval_metrics(est.eval_dir()))
+        [0, 2, 4]
     """
 
     def __init__(self, estimator, input_fn: Callable, steps: Optional[int] = None,

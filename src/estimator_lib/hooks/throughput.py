@@ -193,6 +193,34 @@ class ExamplesPerSecondHook(TimeHistory):
     "Current" covers the steps since the last report, "average" every step after
     warm-up. A last report is made at `end`.
 
+    Examples:
+        Four steps of a tiny model, the first left out as warm-up:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> from estimator_lib.hooks import ExamplesPerSecondHook
+        >>> def model_fn(features, labels, mode):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.reduce_mean(tf.square(w - features["x"]))
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     return estimator_lib.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        >>> def input_fn():
+        ...     return tf.data.Dataset.from_tensors({"x": [1.0, 2.0, 3.0, 4.0]}).repeat()
+        >>> hook = ExamplesPerSecondHook(batch_size=4, every_n_steps=2, warm_steps=1)
+        >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=4, hooks=[hook])
+        >>> hook.batch_size, hook.measured_steps, hook.average_examples_per_second() > 0
+        (4, 3, True)
+
+        From a RunConfig: the global batch over its replicas, the summaries in its
+        model_dir:
+
+        >>> config = estimator_lib.RunConfig(model_dir=tempfile.mkdtemp())
+        >>> ExamplesPerSecondHook.for_config(32, config=config, every_n_steps=100).batch_size
+        32
+
     Args:
         batch_size: The global batch (examples per step over all replicas): an int or a
             `GlobalBatch`.

@@ -227,6 +227,18 @@ def pandas_input_fn(x, y=None, batch_size: int = 128, num_epochs: Optional[int] 
         TypeError: If pandas is not installed, or `x` is not a DataFrame.
         ValueError: If `shuffle` is not a bool, `target_column` names a column of `x`,
             the indexes of `x` and `y` differ, or a count is not positive.
+
+    Examples:
+        >>> import pandas as pd
+        >>> x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0, 1, 0, 1]})
+        >>> input_fn = pandas_input_fn(x, pd.Series([0, 1, 1, 0]), batch_size=2,
+        ...                            shuffle=False)
+        >>> with tf.Graph().as_default():
+        ...     features, labels = input_fn()
+        ...     with tf.compat.v1.Session() as session:
+        ...         batch = session.run([features, labels])
+        >>> {name: values.tolist() for name, values in batch[0].items()}, batch[1].tolist()
+        ({'a': [1.0, 2.0], 'b': [0, 1]}, [0, 1])
     """
     pandas = _import_pandas()
     if pandas is None:

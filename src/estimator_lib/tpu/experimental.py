@@ -18,6 +18,21 @@ class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec", _FIELDS)
     Its checks need TensorFlow's TPU embedding library, which TF 2.21 no longer has;
     TPUEstimator refuses the spec (see there). `tensor_core_feature_columns` (the
     original's split of the columns by lookup device) is [] when columns are given.
+
+    Examples:
+        Held as given; TPUEstimator refuses it and says what to use instead:
+
+        >>> import tempfile
+        >>> from estimator_lib import tpu
+        >>> spec = tpu.experimental.EmbeddingConfigSpec(partition_strategy="mod")
+        >>> spec.partition_strategy, spec.feature_columns
+        ('mod', None)
+        >>> tpu.TPUEstimator(lambda features, labels, mode, params: None,
+        ...                  config=tpu.RunConfig(model_dir=tempfile.mkdtemp()),
+        ...                  use_tpu=False, train_batch_size=4, embedding_config_spec=spec)
+        Traceback (most recent call last):
+            ...
+        ValueError: TPUEstimator(embedding_config_spec=...) is not supported by estimator_lib: ...
     """
 
     __slots__ = ()

@@ -20,7 +20,14 @@ _CORES_PER_REPLICA = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
 class InputPipelineConfig:
-    """How the input_fn is deployed on TPU hosts; see TPUConfig."""
+    """How the input_fn is deployed on TPU hosts; see TPUConfig.
+
+    Examples:
+        >>> from estimator_lib import tpu
+        >>> config = tpu.TPUConfig(per_host_input_for_training=tpu.InputPipelineConfig.PER_HOST_V2)
+        >>> config.per_host_input_for_training == tpu.InputPipelineConfig.PER_HOST_V2
+        True
+    """
 
     PER_SHARD_V1 = 1
     PER_HOST_V1 = 2
@@ -64,6 +71,16 @@ class TPUConfig(collections.namedtuple("TPUConfig", _TPU_CONFIG_FIELDS)):
     Raises:
         ValueError: For values the original rejected (messages as the original's).
         TypeError: If `num_shards` or `initial_infeed_sleep_secs` is not an int.
+
+    Examples:
+        >>> from estimator_lib import tpu
+        >>> config = tpu.TPUConfig(iterations_per_loop=10)
+        >>> config.iterations_per_loop, config.per_host_input_for_training
+        (10, 2)
+        >>> tpu.TPUConfig(iterations_per_loop=0)
+        Traceback (most recent call last):
+            ...
+        ValueError: Invalid TPUConfig `iterations_per_loop` value. ...
     """
 
     def __new__(cls, iterations_per_loop=2, num_shards=None, num_cores_per_replica=None,
@@ -133,6 +150,14 @@ class RunConfig(core_run_config.RunConfig):
     Raises:
         ValueError: If both `master` and `cluster` are given, or `cluster` is given
             with a `session_config` that already has a cluster_def.
+
+    Examples:
+        >>> import tempfile
+        >>> from estimator_lib import tpu
+        >>> config = tpu.RunConfig(model_dir=tempfile.mkdtemp(),
+        ...                        tpu_config=tpu.TPUConfig(iterations_per_loop=10))
+        >>> config.tpu_config.iterations_per_loop, config.save_checkpoints_steps is None
+        (10, True)
     """
 
     def __init__(self, tpu_config=None, evaluation_master=None, master=None, cluster=None,

@@ -198,6 +198,34 @@ class TPUEstimator(loop_logs.LoopLogs, EstimatorV1):
     Raises:
         ValueError: For the arguments the original rejected, and for
             `embedding_config_spec`.
+
+    Examples:
+        A TPU program on the CPU (`use_tpu=False`): the model_fn takes `params` (its
+        `batch_size` is the mode's batch) and returns a `TPUEstimatorSpec`, whose
+        `eval_metrics` is a (metric_fn, tensors) pair:
+
+        >>> import tempfile
+        >>> import tensorflow as tf
+        >>> from estimator_lib import tpu
+        >>> def model_fn(features, labels, mode, params):
+        ...     w = tf.compat.v1.get_variable("w", [], initializer=tf.compat.v1.zeros_initializer())
+        ...     loss = tf.reduce_mean(tf.square(w * features["x"] - labels))
+        ...     step = tf.compat.v1.train.get_or_create_global_step()
+        ...     train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        ...     metric_fn = lambda x: {"mean_x": tf.compat.v1.metrics.mean(x)}
+        ...     return tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op,
+        ...                                 eval_metrics=(metric_fn, [features["x"]]))
+        >>> def input_fn(params):
+        ...     dataset = tf.data.Dataset.from_tensors(({"x": [1.0]}, [2.0])).repeat()
+        ...     return dataset.unbatch().batch(params["batch_size"], drop_remainder=True)
+        >>> config = tpu.RunConfig(model_dir=tempfile.mkdtemp(),
+        ...                        tpu_config=tpu.TPUConfig(iterations_per_loop=2))
+        >>> est = tpu.TPUEstimator(model_fn, config=config, use_tpu=False, train_batch_size=4,
+        ...                        eval_batch_size=4)
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), float(metrics["mean_x"])
+        (2, 1.0)
     """
 
     # Its train/evaluate/predict add the original's log lines (loop_logs); subclasses

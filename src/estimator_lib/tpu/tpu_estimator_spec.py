@@ -116,6 +116,19 @@ class TPUEstimatorSpec(TPUEstimatorSpecBase):
     returned ops run with every step. `scaffold_fn` returns a Scaffold; it is called
     after the model_fn, so `init_from_checkpoint` inside it sees the model's variables.
     As the original's, a subclass of `model_fn._TPUEstimatorSpec` (core/tpu_spec.py).
+
+    Examples:
+        What a TPUEstimator's model_fn returns; `as_estimator_spec()` is the
+        EstimatorSpec it stands for:
+
+        >>> import tensorflow as tf
+        >>> from estimator_lib import tpu
+        >>> with tf.Graph().as_default():
+        ...     loss = tf.constant(1.0)
+        ...     spec = tpu.TPUEstimatorSpec(mode="train", loss=loss, train_op=tf.no_op())
+        ...     estimator_spec = spec.as_estimator_spec()
+        >>> type(estimator_spec).__name__, estimator_spec.loss is loss
+        ('EstimatorSpec', True)
     """
 
     __slots__ = ()

@@ -13,7 +13,7 @@ MIN_CPU_DEVICE_LIMIT = 8
 
 
 def cpu_device_limit() -> int:
-    """The most logical CPU devices a run may ask for."""
+    """Returns the most logical CPU devices a run may ask for."""
     return max(MIN_CPU_DEVICE_LIMIT, os.cpu_count() or 1)
 
 

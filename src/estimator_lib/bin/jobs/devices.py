@@ -22,7 +22,7 @@ check_count = device_count.check_count
 
 
 def count_gpus() -> int:
-    """Physical GPUs TensorFlow sees (does not initialise the runtime)."""
+    """Counts the physical GPUs TensorFlow sees (does not initialise the runtime)."""
     return len(tf.config.list_physical_devices("GPU"))
 
 
@@ -39,7 +39,7 @@ class Devices:
         return self.kind == "CPU" and len(self.names) > 1
 
     def describe(self) -> str:
-        """One phrase for the logs and the summary: how many devices, and what they are."""
+        """Describes for the logs and the summary how many devices there are, and what they are."""
         count = len(self.names)
         if self.kind == "GPU":
             return f"{count} GPU(s)"
@@ -78,7 +78,7 @@ def configure(num_devices: int) -> Devices:
 
 
 def make_cross_device_ops(name: str, *, gpus: int):
-    """The all-reduce of MirroredStrategy for a --cross_device_ops value; None: TF's."""
+    """Makes the all-reduce of MirroredStrategy for a --cross_device_ops value; None: TF's."""
     if name == "auto":
         return None
     if name == "nccl":
@@ -123,7 +123,7 @@ def check_multi_worker(strategy_name: str, num_devices: int, *, gpus: int,
 
 
 def make_multi_worker_strategy() -> tf.distribute.Strategy:
-    """MultiWorkerMirroredStrategy from TF_CONFIG (waits for every task to start).
+    """Makes a MultiWorkerMirroredStrategy from TF_CONFIG (waits for every task to start).
 
     The wait is bounded by ESTIMATOR_LIB_CLUSTER_WAIT_SECS once estimator_lib is
     imported (docs/multi_worker.md).
@@ -132,7 +132,7 @@ def make_multi_worker_strategy() -> tf.distribute.Strategy:
 
 
 def resolve_strategy_name(name: str, num_devices: int) -> str:
-    """'auto' becomes 'mirrored' for several devices and 'none' for one."""
+    """Resolves 'auto': 'mirrored' for several devices and 'none' for one."""
     if name == "auto":
         return "mirrored" if num_devices > 1 else "none"
     return name
@@ -140,7 +140,7 @@ def resolve_strategy_name(name: str, num_devices: int) -> str:
 
 def make_strategy(devices: Devices, *, name: str = "auto",
                   cross_device_ops: str = "auto") -> Optional[tf.distribute.Strategy]:
-    """The strategy called `name` over `devices`, or None for 'none'.
+    """Makes the strategy called `name` over `devices`, or None for 'none'.
 
     Args:
         devices: The devices to run on.

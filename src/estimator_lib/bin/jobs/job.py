@@ -303,7 +303,7 @@ def _train(config: JobConfig, setup: _Setup) -> JobSummary:
 
 
 def summary_filename(task: str) -> str:
-    """Where a task other than the chief writes its summary (the chief: SUMMARY_FILENAME)."""
+    """Returns where a non-chief task writes its summary (the chief: SUMMARY_FILENAME)."""
     return SUMMARY_FILENAME.replace(".json", f".{task}.json")
 
 

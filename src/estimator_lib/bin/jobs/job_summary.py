@@ -48,7 +48,7 @@ class JobSummary:
     num_classes: int = 0
 
     def to_dict(self) -> Dict[str, Any]:
-        """The summary as a plain dict of its fields (for JSON)."""
+        """Returns the summary as a plain dict of its fields (for JSON)."""
         return dataclasses.asdict(self)
 
     def _steps(self) -> str:
@@ -80,7 +80,7 @@ class JobSummary:
         return f"training {self.train_secs:.1f} s, process {self.process_secs:.1f} s"
 
     def lines(self) -> List[str]:
-        """The summary the binary prints."""
+        """Returns the summary the binary prints, as lines."""
         rate = (f"{self.examples_per_sec:,.1f} over all {self.num_devices} replica(s) "
                 f"(ExamplesPerSecondHook: {self.measured_steps} steps after "
                 f"{self.warm_steps} warm-up)" if self.examples_per_sec is not None else

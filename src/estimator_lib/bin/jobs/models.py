@@ -23,7 +23,7 @@ class WeightsError(ValueError):
 
 
 def make_optimizer(learning_rate: float, *, dtype: str = "float32"):
-    """The seed's TF1 Adam; a tf_keras Adam under mixed_float16, which needs loss scaling.
+    """Makes the seed's TF1 Adam; a tf_keras Adam under mixed_float16, which needs loss scaling.
 
     Keras wraps a Keras optimizer in a LossScaleOptimizer under mixed_float16 and
     refuses a TF1 one.
@@ -50,7 +50,7 @@ def _compile(model: tf_keras.Model, learning_rate: float, dtype: str) -> tf_kera
 def make_cnn(*, input_shape: Tuple[int, int, int] = (28, 28, 1), num_classes: int = 10,
              learning_rate: float = 0.001, dtype: str = "float32",
              weights: Optional[str] = None) -> tf_keras.Model:
-    """The seed program's Fashion-MNIST CNN, compiled with a TF1 Adam optimizer.
+    """Builds the seed program's Fashion-MNIST CNN, compiled with a TF1 Adam optimizer.
 
     Args:
         input_shape: (height, width, channels) of an image.
@@ -80,7 +80,7 @@ def make_vgg16(*, input_shape: Tuple[int, int, int] = (224, 224, 3), num_classes
                weights: Optional[str] = "imagenet", learning_rate: float = 0.001,
                dtype: str = "float32",
                trainable_layers: int = VGG16_TRAINABLE_LAYERS) -> tf_keras.Model:
-    """The seed's OCT transfer model: VGG16 base, its last layers trainable, softmax head.
+    """Builds the seed's OCT transfer model: VGG16 base, its last layers trainable, softmax head.
 
     Images arrive in [0, 1]; they are scaled to [0, 255] and the ImageNet mean is
     subtracted in the model (what the ImageNet weights were trained on; OCT scans

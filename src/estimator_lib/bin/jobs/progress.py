@@ -13,7 +13,7 @@ Clock = Callable[[], float]
 
 
 def duration(seconds: float) -> str:
-    """`0:43`, `12:05` or `1:02:03` (hours only when there are any)."""
+    """Formats seconds as `0:43`, `12:05` or `1:02:03` (hours only when there are any)."""
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)
     minutes, seconds = divmod(rest, 60)
@@ -47,7 +47,7 @@ class ProgressDisplay:
         self._open_line = False
 
     def line(self, done: int, total: int) -> str:
-        """The text shown for `done` of `total`."""
+        """Returns the text shown for `done` of `total`."""
         now = self._clock()
         fraction = done / total if total else 1.0
         filled = int(self._width * fraction)

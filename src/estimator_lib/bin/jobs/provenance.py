@@ -6,8 +6,8 @@ import subprocess
 
 
 def source() -> str:
-    """The estimator_lib that ran: its git commit when run from a checkout (marked when
-    tracked files differ from it), else its installed version."""
+    """Names the estimator_lib that ran: its git commit when run from a checkout (marked
+    when tracked files differ from it), else its installed version."""
     here = os.path.dirname(os.path.abspath(__file__))
 
     def git(*args):
@@ -28,5 +28,5 @@ def source() -> str:
 
 
 def stamp() -> str:
-    """'2026-11-25 14:28 UTC, commit 6f97e51': the time now and `source()`."""
+    """Returns the time now and `source()`: '2026-11-25 14:28 UTC, commit 6f97e51'."""
     return f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}, {source()}"

@@ -48,7 +48,7 @@ def _spread(runs: Sequence[Dict], key: str) -> Dict[str, Optional[float]]:
 
 def make_rows(runs: Sequence[Dict[str, Any]], counts: Sequence[int],
               workers: Sequence[int] = ()) -> List[Dict[str, Any]]:
-    """One row per device count, then per worker count > 1: medians and scaling figures.
+    """Makes one row per device count, then per worker count > 1: medians and scaling figures.
 
     The base is the smallest device count with a measured examples/sec (else the
     smallest worker count): ideal linear scaling is its examples/sec x replicas /
@@ -151,8 +151,8 @@ def _where(row: Dict) -> str:
 
 
 def markdown(rows: Sequence[Dict], *, title: str, notes: Sequence[str]) -> str:
-    """The table as markdown, with a title and notes above it; with several runs, the
-    measured columns give the median and (min-max).
+    """Writes the table as markdown, with a title and notes above it; with several runs,
+    the measured columns give the median and (min-max).
 
     Args:
         rows: The rows of `make_rows`.

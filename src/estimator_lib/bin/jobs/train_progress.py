@@ -32,7 +32,7 @@ REDRAW_EVERY_SECS = 0.25
 
 
 def estimate_line(*, steps_left: int, secs_per_step: float) -> str:
-    """`Estimate: 95 steps left x 0.45 s/step = about 0:43 of training`."""
+    """Returns `Estimate: 95 steps left x 0.45 s/step = about 0:43 of training`."""
     return (f"Estimate: {steps_left:,} steps left x {secs_per_step:.3g} s/step = about "
             f"{progress.duration(steps_left * secs_per_step)} of training "
             "(evaluation follows).")
@@ -40,7 +40,7 @@ def estimate_line(*, steps_left: int, secs_per_step: float) -> str:
 
 def progress_line(*, step: int, last_step: int, examples_per_sec: float,
                   secs_left: Optional[float]) -> str:
-    """`step 40/100, 142.2 examples/sec, 0:27 left` (`, done` at the last step).
+    """Returns `step 40/100, 142.2 examples/sec, 0:27 left` (`, done` at the last step).
 
     Args:
         step: The current global step.
