@@ -76,20 +76,9 @@ def examples_without_doctests(root=_PACKAGE):
 
 
 # tf.estimator's classes and functions (tests/data/tf215_names.json, each by the first
-# path that reaches it) with no example yet, each with why. Fill one in and take it off;
-# never add (test_every_looked_up_name_has_an_example fails both ways).
-NO_EXAMPLE_YET = frozenset((
-    # The v1 *Estimators train with a v1 head (head/v1_heads.py), which no public name
-    # of tf.compat.v1.estimator builds (the original's came from tf.contrib); a v2 head
-    # with their v1 optimizers is refused at train().
-    "tf.compat.v1.estimator.BaselineEstimator",
-    "tf.compat.v1.estimator.DNNEstimator",
-    "tf.compat.v1.estimator.DNNLinearCombinedEstimator",
-    "tf.compat.v1.estimator.LinearEstimator",
-    # TensorFlow's class: its example would warm-start a vocabulary-backed embedding
-    # from vocabulary files, in estimator_lib's module docstring.
-    "tf.compat.v1.estimator.VocabInfo",
-))
+# path that reaches it) with no example yet, each with why (none today). Fill one in and
+# take it off; never add (test_every_looked_up_name_has_an_example fails both ways).
+NO_EXAMPLE_YET = frozenset(())
 
 
 def example_modules():

@@ -69,12 +69,18 @@ class ApiSiteTest(unittest.TestCase):
             self.assertIn('<span class="n">hooks</span><span class="o">.</span><span class="n">'
                           'LoggingTensorHook</span>', hooks_page[examples:examples + 20000])
             # The canned page shows the 24 canned classes (its __all__), not only the
-            # compat layer's mappings.
+            # compat layer's mappings (as a newcomer saw it before issue 47's third pass).
             with open(os.path.join(output, "estimator_lib", "canned.html"),
                       encoding="utf-8") as f:
                 canned_page = f.read()
             self.assertEqual(24, canned_page.count('<section id="'))
             self.assertIn('<section id="DNNRegressorV2">', canned_page)
+            # So does each subpackage page its names (their __all__), not an empty page.
+            for name, count in (("experimental", 13), ("export", 9), ("head", 20),
+                                ("compat", 5), ("hooks", 24), ("tpu", 5)):
+                with open(os.path.join(output, "estimator_lib", name + ".html"),
+                          encoding="utf-8") as f:
+                    self.assertEqual(count, f.read().count('<section id="'), msg=name)
             with open(os.path.join(output, "guides", "flags.html"), encoding="utf-8") as f:
                 flags_page = f.read()
             for flag in ("--train_steps", "--devices", "--num_shards", "--num_gpus"):

@@ -28,6 +28,18 @@ Examples:
     >>> predictions = est.predict(lambda: tf.data.Dataset.from_tensors({"x": [3.0]}))
     >>> round(float(next(predictions)["y"]), 3)
     6.0
+
+    Warm-starting from another model_dir (`WarmStartSettings`), remapping the rows of
+    a vocabulary-backed variable from its old vocabulary file to a new one
+    (`VocabInfo`, TensorFlow's class):
+
+    >>> vocab_info = estimator_lib.VocabInfo(
+    ...     new_vocab="new_vocab.txt", new_vocab_size=100, num_oov_buckets=1,
+    ...     old_vocab="old_vocab.txt")
+    >>> settings = estimator_lib.WarmStartSettings(
+    ...     est.model_dir, var_name_to_vocab_info={"embedding/weights": vocab_info})
+    >>> settings.var_name_to_vocab_info["embedding/weights"].new_vocab_size
+    100
 """
 
 # pylint: disable=g-bad-import-order,wrong-import-position

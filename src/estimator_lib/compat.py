@@ -21,3 +21,12 @@ from estimator_lib.legacy.aliases import EstimatorV1  # noqa: E402,F401
 from estimator_lib.legacy.aliases import install  # noqa: E402,F401
 from estimator_lib.legacy.aliases import is_installed  # noqa: E402,F401
 from estimator_lib.legacy.aliases import uninstall  # noqa: E402,F401
+
+# What the reference's compat page shows (and `import *` gives).
+__all__ = [
+    "install",
+    "uninstall",
+    "is_installed",
+    "EstimatorV1",
+    "API_VERSION",
+]

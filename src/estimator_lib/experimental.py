@@ -15,3 +15,20 @@ from estimator_lib.hooks.early_stopping import stop_if_lower_hook  # noqa: F401
 from estimator_lib.hooks.early_stopping import stop_if_no_decrease_hook  # noqa: F401
 from estimator_lib.hooks.early_stopping import stop_if_no_increase_hook  # noqa: F401
 from estimator_lib.core.model_fn import call_logit_fn  # noqa: F401
+
+# What the reference's experimental page shows (and `import *` gives).
+__all__ = [
+    "RNNClassifier",
+    "RNNEstimator",
+    "LinearSDCA",
+    "build_raw_supervised_input_receiver_fn",
+    "InMemoryEvaluatorHook",
+    "make_early_stopping_hook",
+    "make_stop_at_checkpoint_step_hook",
+    "read_eval_metrics",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+    "call_logit_fn",
+]

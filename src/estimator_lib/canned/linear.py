@@ -399,6 +399,28 @@ class LinearEstimatorV2(Estimator):
 class LinearEstimator(EstimatorV1):
     """tf.compat.v1.estimator.LinearEstimator: a linear model with a v1 head you give.
 
+    Examples:
+        A v1 head (`estimator_lib.head.make_v1_head`: binary, the loss summed): two
+        steps of training on four examples, then one evaluation:
+
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import tensorflow as tf
+        >>> import estimator_lib
+        >>> def input_fn():
+        ...     x = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+        ...     y = np.array([[0], [1], [1], [0]])
+        ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(4)
+        >>> x_column = tf.feature_column.numeric_column("x")
+        >>> head = estimator_lib.head.make_v1_head(n_classes=2)
+        >>> est = estimator_lib.canned.LinearEstimator(head=head, feature_columns=[x_column],
+        ...                                            model_dir=tempfile.mkdtemp())
+        >>> est = est.train(input_fn, steps=2)
+        >>> metrics = est.evaluate(input_fn, steps=1)
+        >>> int(metrics["global_step"]), bool(np.isclose(metrics["loss"],
+        ...                                               4 * metrics["average_loss"]))
+        (2, True)
+
     Args:
         head: The `Head` (v2 classes) or v1 head that turns logits into loss, metrics and
             predictions.

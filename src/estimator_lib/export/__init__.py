@@ -37,3 +37,16 @@ from estimator_lib.export.receivers import ServingInputReceiver  # noqa: F401
 from estimator_lib.export.receivers import TensorServingInputReceiver  # noqa: F401
 from estimator_lib.export.receivers import build_parsing_serving_input_receiver_fn  # noqa: F401
 from estimator_lib.export.receivers import build_raw_serving_input_receiver_fn  # noqa: F401
+
+# What the reference's export page shows (and `import *` gives).
+__all__ = [
+    "ClassificationOutput",
+    "EvalOutput",
+    "ExportOutput",
+    "PredictOutput",
+    "RegressionOutput",
+    "ServingInputReceiver",
+    "TensorServingInputReceiver",
+    "build_parsing_serving_input_receiver_fn",
+    "build_raw_serving_input_receiver_fn",
+]

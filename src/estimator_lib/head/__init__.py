@@ -42,3 +42,27 @@ from estimator_lib.head.v1_heads import MultiClassHeadV1
 from estimator_lib.head.v1_heads import RegressionHeadV1
 from estimator_lib.head.v1_heads import make_v1_head
 from estimator_lib.head.v1_heads import make_v1_regression_head
+
+# What the reference's head page shows (and `import *` gives).
+__all__ = [
+    "Head",
+    "BinaryClassHead",
+    "binary_or_multi_class_head",
+    "MetricKeys",
+    "MultiClassHead",
+    "MultiHead",
+    "MultiLabelHead",
+    "classifier_parse_example_spec",
+    "regressor_parse_example_spec",
+    "PredictionKeys",
+    "LogisticRegressionHead",
+    "PoissonRegressionHead",
+    "RegressionHead",
+    "LossSpec",
+    "V1Head",
+    "BinaryLogisticHeadV1",
+    "MultiClassHeadV1",
+    "RegressionHeadV1",
+    "make_v1_head",
+    "make_v1_regression_head",
+]
