@@ -177,9 +177,10 @@ class V1Head:
                 regularization_losses)
             return tpu_spec.as_estimator_spec()
         except NotImplementedError:
-            raise NotImplementedError(
-                f"{type(self).__name__} subclasses the v1 head: it must implement "
-                "`create_estimator_spec()` or `_create_tpu_estimator_spec()`.") from None
+            raise NotImplementedError(  # The original's words, then which class.
+                "Subclasses of _Head must implement `create_estimator_spec()` or "
+                f"_create_tpu_estimator_spec(). {type(self).__name__} implements "
+                "neither.") from None
 
     def _create_tpu_estimator_spec(self, features, mode, logits, labels=None,
                                    optimizer=None, train_op_fn=None,

@@ -136,5 +136,23 @@ class V1HeadsTest(tf.test.TestCase):
                              np.array([[0], [5], [1], [1]], np.int64))
 
 
+class V1HeadContractTest(tf.test.TestCase):
+
+    def test_a_head_implementing_neither_spec_method_gets_the_originals_words(self):
+        from estimator_lib.head.v1_head import V1Head  # pylint: disable=import-outside-toplevel
+
+        class InvalidHead(V1Head):
+            name = "invalid"
+            logits_dimension = 1
+
+        with self.assertRaisesRegex(NotImplementedError, "TPUEstimatorSpec not available"):
+            InvalidHead()._create_tpu_estimator_spec(features=None, mode=None, logits=None)
+        with self.assertRaisesRegex(
+                NotImplementedError,
+                r"^Subclasses of _Head must implement `create_estimator_spec\(\)` or "
+                r"_create_tpu_estimator_spec\(\)\. InvalidHead implements neither\.$"):
+            InvalidHead().create_estimator_spec(features=None, mode=None, logits=None)
+
+
 if __name__ == "__main__":
     tf.test.main()
