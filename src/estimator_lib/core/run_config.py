@@ -46,17 +46,13 @@ def _check_non_negative(name, value):
 class RunConfig:
     """Specifies the configuration of an Estimator run (fields as tf.estimator.RunConfig).
 
-    Cluster fields (`cluster_spec`, `task_type`, `task_id`, `is_chief`, `master`, ...)
-    come from the TF_CONFIG environment variable. Change a config with `replace()`.
+    Cluster fields (`cluster_spec`, `task_type`, `is_chief`, ...) come from TF_CONFIG.
 
-    As the original's read-only properties: fields and cluster properties cannot be
-    assigned (AttributeError); other attributes can be added, and a subclass may
-    override a field with a property (the value given to `__init__` is then unused).
+    Fields and cluster properties are read-only (AttributeError), as the original's;
+    a subclass may override a field with a property.
 
-    `steps_per_run` (keyword only) is an estimator_lib extension: `train()` runs that
-    many steps per session run, in a bounded in-graph loop (docs/estimator.md,
-    "Several steps per session run"). The default, 1, is the original's behaviour;
-    any other value adds `'_steps_per_run'` to the `Using config:` line.
+    `steps_per_run` (keyword only, estimator_lib's): `train()` runs that many steps per
+    session run (docs/estimator.md, "Several steps per session run"); 1 is the original.
 
     Deliberate difference 19: the `Using config:` line is otherwise the original's.
 
@@ -75,17 +71,15 @@ class RunConfig:
             default (soft placement; on a parameter-server cluster, device filters).
         keep_checkpoint_max: How many recent checkpoints to keep (0 or None: all).
         keep_checkpoint_every_n_hours: Also keep one checkpoint per this many hours.
-        log_step_count_steps: Log the loss and the steps per second every this many
-            steps; None disables it.
+        log_step_count_steps: Log loss and steps per second every this many steps.
         train_distribute: A `tf.distribute` strategy `train()` runs under.
             Deliberate difference 3: its devices, logical ones included, reach the session.
         device_fn: A function of one argument, `op`, returning the device to place
             it on; it overrides the cluster's default placement.
         protocol: The server's RPC protocol, `grpc` (None) or `grpc+verbs`.
         eval_distribute: A `tf.distribute` strategy `evaluate()` runs under.
-        experimental_distribute: An object with `train_distribute` and
-            `eval_distribute` attributes, the strategies used when the arguments of
-            those names are None.
+        experimental_distribute: An object whose `train_distribute` and
+            `eval_distribute` are used where those arguments are None.
         experimental_max_worker_delay_secs: The most seconds a non-chief worker waits
             before starting to train (staggered starts); None keeps the default.
         session_creation_timeout_secs: How long a worker waits for the chief's

@@ -288,6 +288,13 @@ def scan_folder(folder: str, *, class_names: Optional[Sequence[str]] = None,
     skipped, empty = [], []
 
     def bad(path: str, reason: str, message: str) -> None:
+        """Raises BadDataError for `path`, or records it as skipped.
+
+        Args:
+            path: The file.
+            reason: Why it is left out (the skipped list's words).
+            message: The error's text, before the hint to skip such files.
+        """
         if not skip:
             raise BadDataError(
                 f"{message} {errors.SKIP_BAD_FILES} to leave such files out.",

@@ -65,8 +65,7 @@ class Estimator:
             `config.model_dir`, or a subclass overrides a public method.
 
     Examples:
-        A linear model trained for two steps on tiny in-memory data, then evaluated,
-        asked for predictions and exported:
+        A linear model trained, evaluated, asked for predictions and exported:
 
         >>> import tempfile
         >>> import numpy as np
@@ -87,8 +86,6 @@ class Estimator:
         ...     return tf.data.Dataset.from_tensor_slices(({"x": x}, 2 * x)).repeat().batch(2)
         >>> est = estimator_lib.Estimator(model_fn, model_dir=tempfile.mkdtemp())
         >>> est = est.train(input_fn, steps=2)
-        >>> int(est.get_variable_value("global_step"))
-        2
         >>> sorted(est.evaluate(input_fn, steps=1))
         ['global_step', 'loss']
         >>> def predict_input_fn():
@@ -159,6 +156,14 @@ class Estimator:
         """The model_fn bound to this Estimator's params: (features, labels, mode, config)."""
 
         def public_model_fn(features, labels, mode, config):
+            """Calls the Estimator's model_fn through `_call_model_fn`.
+
+            Args:
+                features: The features.
+                labels: The labels, or None.
+                mode: The `ModeKeys` mode.
+                config: The RunConfig.
+            """
             return self._call_model_fn(features, labels, mode, config)
 
         return public_model_fn
@@ -554,6 +559,14 @@ class Estimator:
                 raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
 
         def add_meta_graph(builder, mode, receiver_fn, save_variables):
+            """Adds one mode's MetaGraph through `_add_meta_graph_for_mode`.
+
+            Args:
+                builder: The SavedModel builder.
+                mode: The `ModeKeys` mode.
+                receiver_fn: That mode's input receiver function.
+                save_variables: Whether this MetaGraph saves the variables.
+            """
             self._add_meta_graph_for_mode(builder, mode, receiver_fn, checkpoint_path,
                                           save_variables)
 

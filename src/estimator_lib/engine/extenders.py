@@ -66,6 +66,14 @@ def add_metrics(estimator: Estimator, metric_fn: Callable) -> Estimator:
     model_fn = estimator.model_fn
 
     def model_fn_with_metrics(features, labels, mode, config):
+        """The wrapped model_fn, with `metric_fn`'s metrics added in EVAL.
+
+        Args:
+            features: The features.
+            labels: The labels, or None.
+            mode: The `ModeKeys` mode.
+            config: The RunConfig.
+        """
         spec = model_fn(features, labels, mode, config)
         if mode != ModeKeys.EVAL:
             return spec

@@ -154,6 +154,12 @@ def iterator(owner, input_fn: Callable, mode: str, distribution=None) -> Tuple[A
     one, an initializable iterator over the Dataset the input_fn returns. Either way
     large arrays are fed (`large_arrays_fed`, where `read` opened it) and the input
     runs without tf.data's autotune thread.
+
+    Args:
+        owner: The Estimator: its `_call_input_fn` is called.
+        input_fn: The input_fn.
+        mode: The `ModeKeys` mode.
+        distribution: The strategy whose replicas each take a batch, or None.
     """
     feeds = tf_patches.current_feeds()
     if distribution is None:

@@ -61,6 +61,13 @@ def _make_model_fn(keras_model, custom_objects, save_object_ckpt, metric_names_m
                    export_outputs, optimizer_config):
 
     def model_fn(features, labels, mode):
+        """The Keras model cloned into this graph, as an EstimatorSpec.
+
+        Args:
+            features: The features, fed to the model's inputs.
+            labels: The labels, the model's targets (None in PREDICT).
+            mode: The `ModeKeys` mode.
+        """
         model = cloning.clone_and_build(mode, keras_model, custom_objects, optimizer_config,
                                  features, labels)
         if tf.distribute.has_strategy():
@@ -223,10 +230,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     """Builds an Estimator from a compiled tf.keras model (or a saved one at a path).
 
     Arguments and behaviour as `tf.keras.estimator.model_to_estimator`, plus
-    `safe_mode`: a model loaded from `keras_model_path` may not deserialize Python
-    `lambda` bytecode (Lambda layers), which can run arbitrary code, unless
-    `safe_mode=False` says its source is trusted — Keras' safe mode, applied to the
-    HDF5 and SavedModel formats too (the original loaded them unchecked).
+    `safe_mode` (Keras' safe mode, for every format `keras_model_path` may hold).
 
     Where it differs from the original on purpose (docs/estimator.md):
 
@@ -240,8 +244,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         keras_model: A compiled `tf.keras` model (Keras 2, tf_keras). Exclusive with
             `keras_model_path`.
         keras_model_path: The path of a saved model (SavedModel or HDF5) to load instead.
-        custom_objects: A dict of the custom classes and functions the model needs to load or
-            clone.
+        custom_objects: The custom classes and functions the model needs (a dict).
         model_dir: The Estimator's directory; None takes `config.model_dir` or a new temporary
             one. The Keras weights are written there as the first checkpoint.
         config: A `RunConfig`.
@@ -251,8 +254,9 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             results (Keras name to Estimator name).
         export_outputs: A dict of signature name to `ExportOutput` class for the exported
             SavedModel; None gives one `PredictOutput` of the model's outputs.
-        safe_mode: Whether loading from `keras_model_path` refuses Lambda layers' bytecode (see
-            above).
+        safe_mode: Whether loading from `keras_model_path` refuses Lambda layers' Python
+            bytecode, which can run arbitrary code (False: the source is trusted). The
+            original loaded HDF5 and SavedModel files unchecked.
 
     Returns:
         An `Estimator` whose model_fn rebuilds the Keras model in each graph, starting from its
@@ -264,8 +268,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
             Keras 3 one.
 
     Examples:
-        A compiled tf_keras model becomes an Estimator; its input is fed by the
-        model's input name:
+        A compiled tf_keras model's Estimator, fed by the model's input name:
 
         >>> import tempfile
         >>> import numpy as np

@@ -149,6 +149,16 @@ def _one_shot_or_initializable(original, dataset):
 
 def _constant_impl_patched(original):
     def constant_impl(value, dtype, shape, name, verify_shape, allow_broadcast):
+        """TensorFlow's `_constant_impl`, a large array fed instead of frozen.
+
+        Args:
+            value: The constant's value.
+            dtype: Its dtype.
+            shape: Its shape.
+            name: Its name.
+            verify_shape: TensorFlow's argument, passed on.
+            allow_broadcast: TensorFlow's argument, passed on.
+        """
         return _constant_or_placeholder(original, value, dtype, shape, name, verify_shape,
                                         allow_broadcast)
     return constant_impl

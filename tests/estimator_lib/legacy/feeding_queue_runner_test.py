@@ -9,7 +9,9 @@ from estimator_lib.legacy.feeding_queue_runner import _FeedingQueueRunner
 
 def _fed_queue(count, threads=1):
     """(queue, runner) whose `threads` enqueue threads share the values 0..count-1."""
-    queue = tf.queue.FIFOQueue(100, tf.int32, shapes=[])
+    # Capacity 2: the threads block on a full queue until the test dequeues, so they
+    # are still running when it asks for threads again.
+    queue = tf.queue.FIFOQueue(2, tf.int32, shapes=[])
     value = tf.compat.v1.placeholder(tf.int32, [])
     values = iter(range(count))
 

@@ -246,6 +246,14 @@ def draw_charts(output_dir: str, rows: Sequence[Dict], *, title: str,
         return [low, high]
 
     def figure(name, ylabel, draw, note=None):
+        """Draws one figure of the report and saves it.
+
+        Args:
+            name: The file name the figure is saved under.
+            ylabel: The y axis' label.
+            draw: Draws the curves on the axes it is given.
+            note: A line added under the subtitle, or None.
+        """
         fig, axes = pyplot.subplots(figsize=(7, 4.6), dpi=110)
         draw(axes)
         axes.set_xlabel("replicas: devices, or worker processes (1 device each)" if multi
